@@ -1,0 +1,3 @@
+from cpsc.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The `cpsc` command line."""

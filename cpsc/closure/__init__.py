@@ -1,0 +1,1 @@
+"""Closure conversion: the CPS program made first-order (lambda lifting plus closure records)."""

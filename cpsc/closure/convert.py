@@ -1,0 +1,121 @@
+"""Closure conversion.
+
+Every function is lambda-lifted: its free variables (those of its own body and, transitively,
+of the functions it calls or makes closures of) become extra leading parameters, renamed fresh
+so that each variable stays bound once, and known calls pass them. A function that is used as a
+value (`closure g`) also gets a code wrapper `g.code(env, params)` that loads the captured
+variables from the closure record `env` and tail-calls `g`; `closure g` becomes
+`closure g.code(captured...)`. Relies on: unique names; free variables of a function come from
+its ancestors (the verifier's scope rule). Produces a `closed` program with no `callc`.
+"""
+
+from __future__ import annotations
+
+from pyrsistent import pmap
+
+from cpsc.cps import ir
+from cpsc.cps.names import NameSupply
+from cpsc.cps.rewrite import cont_definitions, cont_uses, rename_cont, split_callc
+
+
+def _conts_by_function(program: ir.Program) -> dict[str, list[ir.Cont]]:
+    out: dict[str, list[ir.Cont]] = {name: [] for name in program.functions}
+    for cont in program.conts.values():
+        out[cont.function].append(cont)
+    return out
+
+
+def _referenced_functions(conts: list[ir.Cont]) -> set[str]:
+    out = set()
+    for cont in conts:
+        for b in cont.bindings:
+            if isinstance(b.value, (ir.Call, ir.MakeClosure)):
+                out.add(b.value.function)
+        if isinstance(cont.terminator, ir.TailCall):
+            out.add(cont.terminator.function)
+    return out
+
+
+def free_variables(program: ir.Program) -> dict[str, list[ir.Var]]:
+    """Each function's free variables (transitively through the functions it references)."""
+    by_function = _conts_by_function(program)
+    types: dict[str, ir.Var] = {}
+    defined: dict[str, set[str]] = {}
+    free: dict[str, set[str]] = {}
+    for name, f in program.functions.items():
+        defs = {p.name for p in f.params}
+        for cont in by_function[name]:
+            for v in cont_definitions(cont):
+                defs.add(v.name)
+                types[v.name] = v
+        for p in f.params:
+            types[p.name] = p
+        defined[name] = defs
+        free[name] = {u for cont in by_function[name] for u in cont_uses(cont)} - defs
+    references = {name: _referenced_functions(by_function[name]) for name in program.functions}
+    changed = True
+    while changed:
+        changed = False
+        for name in program.functions:
+            extra = set().union(*(free[g] for g in references[name])) - defined[name] - free[name]
+            if extra:
+                free[name] |= extra
+                changed = True
+    return {name: sorted((types[v] for v in vs), key=lambda v: v.name) for name, vs in free.items()}
+
+
+def closure_convert(program: ir.Program) -> ir.Program:
+    program = split_callc(program)
+    fvs = free_variables(program)
+    names = NameSupply(set(program.functions) | set(program.conts) |
+                       {v.name for c in program.conts.values() for v in cont_definitions(c)} |
+                       {p.name for f in program.functions.values() for p in f.params})
+    escaping = {b.value.function for c in program.conts.values() for b in c.bindings
+                if isinstance(b.value, ir.MakeClosure)}
+    code_names = {g: names.fresh(g + ".code") for g in sorted(escaping)}
+    functions: dict[str, ir.Function] = {}
+    conts: dict[str, ir.Cont] = {}
+    by_function = _conts_by_function(program)
+    for name, f in program.functions.items():
+        lifted = [ir.Var(names.fresh(v.name), v.type) for v in fvs[name]]
+        renaming: dict[str, ir.Operand] = {v.name: new for v, new in zip(fvs[name], lifted)}
+        functions[name] = ir.Function(name, tuple(lifted) + f.params, f.result, f.entry, None)
+        for cont in by_function[name]:
+            conts[cont.label] = _pass_free_variables(rename_cont(cont, renaming), fvs, code_names, renaming)
+    for g, code in code_names.items():
+        _add_code_wrapper(program.functions[g], code, fvs[g], names, functions, conts)
+    return ir.Program(pmap(functions), pmap(conts), program.main, closed=True)
+
+
+def _pass_free_variables(cont: ir.Cont, fvs: dict[str, list[ir.Var]], code_names: dict[str, str],
+                         renaming: dict[str, ir.Operand]) -> ir.Cont:
+    def captured(g: str) -> tuple[ir.Operand, ...]:
+        return tuple(renaming.get(v.name, v) for v in fvs[g])
+
+    bindings = []
+    for b in cont.bindings:
+        value = b.value
+        if isinstance(value, ir.Call):
+            value = ir.Call(value.function, captured(value.function) + value.args)
+        elif isinstance(value, ir.MakeClosure):
+            value = ir.MakeClosure(code_names[value.function], captured(value.function))
+        bindings.append(ir.Binding(b.var, value))
+    term = cont.terminator
+    if isinstance(term, ir.TailCall):
+        term = ir.TailCall(term.function, captured(term.function) + term.args)
+    return ir.Cont(cont.label, cont.function, cont.params, tuple(bindings), term)
+
+
+def _add_code_wrapper(f: ir.Function, code: str, fvs: list[ir.Var], names: NameSupply,
+                      functions: dict[str, ir.Function], conts: dict[str, ir.Cont]) -> None:
+    """`code(env, xs) = let v_i = field env.i in tailcall f(v..., xs)`."""
+    closure_type = f.result
+    for p in reversed(f.params):
+        closure_type = ir.TCon("->", (p.type, closure_type))
+    env = ir.Var(names.fresh("env"), closure_type)
+    params = tuple(ir.Var(names.fresh(p.name), p.type) for p in f.params)
+    loads = tuple(ir.Binding(ir.Var(names.fresh(v.name), v.type), ir.Field(env, i)) for i, v in enumerate(fvs))
+    entry = names.fresh(code + ".entry")
+    functions[code] = ir.Function(code, (env,) + params, f.result, entry, None)
+    conts[entry] = ir.Cont(entry, code, (), loads,
+                           ir.TailCall(f.name, tuple(b.var for b in loads) + params))

@@ -1,0 +1,1 @@
+"""The functional CPS IR: functions, continuations (basic blocks) with parameters (phis)."""

@@ -1,0 +1,373 @@
+"""CPS conversion: the monomorphic typed AST to the CPS IR.
+
+Control flow becomes continuations (`if` in tail position: a branch to two continuations; `if`
+as a value: a `callc` whose branches jump to its return point); values stay direct style in ANF.
+A `let`-bound `fun x y -> e` becomes a known two-parameter function: saturated calls are direct
+`call`s (or `tailcall`s in tail position); using it as a value makes a curried closure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from pyrsistent import pmap
+
+from cpsc.cps import ir
+from cpsc.cps.names import NameSupply
+from cpsc.cps.primops import COMPARISON_NAMES, PRIMOPS
+from cpsc.syntax import ast
+from cpsc.syntax.builtins import PRIMITIVE_TYPES
+from cpsc.syntax.diagnostics import CompileError
+from cpsc.types.types import BOOL, INT, UNIT, TCon, arrow
+
+_SOURCE_TO_OP = {op.source: op.name for op in PRIMOPS.values()
+                 if op.source not in COMPARISON_NAMES}
+_SOURCE_TO_OP.update({"==": "eq", "!=": "ne"})
+
+
+@dataclass(frozen=True)
+class Known:
+    """A `let`-bound function of `arity` parameters, called directly when saturated."""
+
+    function: str
+    param_types: tuple[TCon, ...]
+    result: TCon
+
+    @property
+    def curried_type(self) -> TCon:
+        t = self.result
+        for p in reversed(self.param_types):
+            t = arrow(p, t)
+        return t
+
+
+_Entry = Union[ir.Operand, Known]
+
+
+def _arrow_parts(t: TCon, count: int) -> tuple[list[TCon], TCon]:
+    params = []
+    for _ in range(count):
+        params.append(t.args[0])
+        t = t.args[1]  # type: ignore[assignment]
+    return params, t
+
+
+def primitive_arity(name: str) -> int:
+    return PRIMITIVE_TYPES[name].count("->")
+
+
+@dataclass
+class _Block:
+    label: str
+    function: str
+    params: tuple[ir.Var, ...]
+    bindings: list[ir.Binding]
+
+
+class Converter:
+    def __init__(self) -> None:
+        self.names = NameSupply()
+        self.functions: dict[str, ir.Function] = {}
+        self.conts: dict[str, ir.Cont] = {}
+        self.block: _Block | None = None
+        self.wrappers: dict[str, Known] = {}
+
+    # ---------------------------------------------------------------- blocks
+    def start(self, label: str, params: tuple[ir.Var, ...] = (), function: str | None = None) -> None:
+        assert self.block is None, "previous block not finished"
+        owner = function if function is not None else self.current_function
+        self.block = _Block(label, owner, params, [])
+        self.current_function = owner
+
+    def finish(self, terminator: ir.Terminator) -> None:
+        block = self.block
+        assert block is not None
+        self.conts[block.label] = ir.Cont(block.label, block.function, block.params,
+                                          tuple(block.bindings), terminator)
+        self.block = None
+
+    def emit(self, hint: str, type_: TCon, value: ir.Value) -> ir.Var:
+        assert self.block is not None
+        var = ir.Var(self.names.fresh(hint), type_)
+        self.block.bindings.append(ir.Binding(var, value))
+        return var
+
+    def suspended(self) -> tuple[_Block | None, str]:
+        """Set the current block aside (to build another function or region)."""
+        saved = (self.block, self.current_function)
+        self.block = None
+        return saved
+
+    def resume(self, saved: tuple[_Block | None, str]) -> None:
+        self.block, self.current_function = saved
+
+    # ---------------------------------------------------------------- functions
+    def define(self, known: Known, fun: ast.Expr, env: dict[str, _Entry], parent: str | None) -> None:
+        patterns, body = ast.fun_params(fun)
+        patterns = patterns[:len(known.param_types)]
+        params, binds = [], []
+        for pattern, t in zip(patterns, known.param_types):
+            name = ast.pattern_names(pattern)[0] if isinstance(pattern, ast.PVar) else "p"
+            var = ir.Var(self.names.fresh(name), t)
+            params.append(var)
+            binds.append((pattern, var))
+        entry = self.names.fresh(known.function + ".entry")
+        self.functions[known.function] = ir.Function(known.function, tuple(params), known.result, entry, parent)
+        saved = self.suspended()
+        self.start(entry, (), known.function)
+        inner = dict(env)
+        for pattern, var in binds:
+            self.bind_pattern(pattern, var, inner)
+        self.tail(body, ir.Ret(known.function), inner)
+        self.resume(saved)
+
+    def known_for(self, name: str, fun: ast.Expr) -> Known:
+        patterns, _ = ast.fun_params(fun)
+        params, result = _arrow_parts(fun.ty, len(patterns))
+        return Known(self.names.fresh(name), tuple(params), result)
+
+    def closure_of(self, known: Known) -> ir.Operand:
+        if len(known.param_types) > 1:
+            known = self.curried(known)
+        return self.emit(known.function.split(".")[0] + "_closure", known.curried_type,
+                         ir.MakeClosure(known.function))
+
+    def curried(self, known: Known) -> Known:
+        """Unary wrappers `f.curry1(x1) = closure f.curry2`, ..., `f.curryN(xN) = f(x1..xN)`."""
+        if known.function in self.wrappers:
+            return self.wrappers[known.function]
+        parent = self.functions[known.function].parent
+        saved = self.suspended()
+        args: list[ir.Operand] = []
+        first: Known | None = None
+        count = len(known.param_types)
+        names = [self.names.fresh(f"{known.function}.curry{i + 1}") for i in range(count)]
+        for i, t in enumerate(known.param_types):
+            x = ir.Var(self.names.fresh(f"x{i + 1}"), t)
+            args.append(x)
+            rest = Known(names[i + 1] if i + 1 < count else "", known.param_types[i + 1:], known.result)
+            result = rest.curried_type
+            entry = self.names.fresh(names[i] + ".entry")
+            self.functions[names[i]] = ir.Function(names[i], (x,), result, entry, parent)
+            self.start(entry, (), names[i])
+            if i + 1 < count:
+                clo = self.emit("closure", result, ir.MakeClosure(names[i + 1]))
+                self.finish(ir.Jump(ir.Ret(names[i]), (clo,)))
+            else:
+                self.finish(ir.TailCall(known.function, tuple(args)))
+            if first is None:
+                first = Known(names[0], (t,), result)
+            parent = names[i]
+        self.resume(saved)
+        assert first is not None
+        self.wrappers[known.function] = first
+        return first
+
+    def primitive_function(self, name: str, t: TCon) -> Known:
+        """A function wrapping a primitive used as a value, e.g. `( + )`."""
+        key = f"prim:{name}:{t}"
+        if key in self.wrappers:
+            return self.wrappers[key]
+        params, result = _arrow_parts(t, primitive_arity(name))
+        known = Known(self.names.fresh("prim_" + _SOURCE_TO_OP.get(name, name if name.isalnum() else "op")),
+                      tuple(params), result)
+        xs = tuple(ir.Var(self.names.fresh(f"x{i + 1}"), p) for i, p in enumerate(params))
+        entry = self.names.fresh(known.function + ".entry")
+        self.functions[known.function] = ir.Function(known.function, xs, result, entry, None)
+        saved = self.suspended()
+        self.start(entry, (), known.function)
+        value = self.primitive(name, list(params), list(xs), result)
+        self.finish(ir.Jump(ir.Ret(known.function), (value,)))
+        self.resume(saved)
+        self.wrappers[key] = known
+        return known
+
+    # ---------------------------------------------------------------- primitives
+    def primitive(self, name: str, types: list[TCon], args: list[ir.Operand], result: TCon) -> ir.Operand:
+        if name in COMPARISON_NAMES or name in ("==", "!="):
+            return self.compare(name, types[0], args[0], args[1])
+        op = _SOURCE_TO_OP[name]
+        return self.emit("t", result if name == "exit" else PRIMOPS[op].result, ir.Prim(op, tuple(args)))
+
+    def compare(self, name: str, t: TCon, a: ir.Operand, b: ir.Operand) -> ir.Operand:
+        short = COMPARISON_NAMES.get(name) or {"==": "eq", "!=": "ne"}[name]
+        if t.name != "*":
+            return self.emit("c", INT if short == "compare" else BOOL, ir.Prim(f"{short}_{t.name}", (a, b)))
+        fields = [(self.emit("a", ft, ir.Field(a, i)), self.emit("b", ft, ir.Field(b, i)), ft)
+                  for i, ft in enumerate(t.args)]  # type: ignore[arg-type]
+        if short in ("eq", "ne"):
+            result = self.compare("=", fields[0][2], fields[0][0], fields[0][1])
+            for x, y, ft in fields[1:]:
+                result = self.emit("c", BOOL, ir.Prim("and_bool", (result, self.compare("=", ft, x, y))))
+            return self.emit("c", BOOL, ir.Prim("not", (result,))) if short == "ne" else result
+        cmps = [self.compare("compare", ft, x, y) for x, y, ft in fields]
+        order = cmps[-1]
+        for c in reversed(cmps[:-1]):
+            order = self.emit("c", INT, ir.Prim("select_compare", (c, order)))
+        if short == "compare":
+            return order
+        return self.emit("c", BOOL, ir.Prim(f"{short}_int", (order, ir.Const(0, INT))))
+
+    # ---------------------------------------------------------------- patterns and lets
+    def bind_pattern(self, pattern: ast.Pattern, value: ir.Operand, env: dict[str, _Entry]) -> None:
+        if isinstance(pattern, ast.PVar):
+            env[pattern.name] = value
+        elif isinstance(pattern, ast.PTuple):
+            for i, item in enumerate(pattern.items):
+                if ast.pattern_names(item):
+                    field = self.emit(_hint(item), item.ty, ir.Field(value, i))
+                    self.bind_pattern(item, field, env)
+        elif isinstance(pattern, ast.PAnnot):
+            self.bind_pattern(pattern.pattern, value, env)
+
+    def let(self, expr: ast.Let, env: dict[str, _Entry]) -> dict[str, _Entry]:
+        inner = dict(env)
+        functions = [(b, self.known_for(b.pattern.name, b.value)) for b in expr.bindings
+                     if isinstance(b.value, ast.Fun) and isinstance(b.pattern, ast.PVar)]
+        if expr.is_rec:
+            for binding, known in functions:
+                inner[binding.pattern.name] = known  # type: ignore[union-attr]
+        for binding, known in functions:
+            self.define(known, binding.value, inner if expr.is_rec else env, self.current_function)
+            inner[binding.pattern.name] = known  # type: ignore[union-attr]
+        values = [(b, self.value(b.value, env)) for b in expr.bindings if not isinstance(b.value, ast.Fun)
+                  or not isinstance(b.pattern, ast.PVar)]
+        for binding, value in values:
+            self.bind_pattern(binding.pattern, value, inner)
+        return inner
+
+    # ---------------------------------------------------------------- expressions
+    def value(self, expr: ast.Expr, env: dict[str, _Entry]) -> ir.Operand:
+        if isinstance(expr, ast.Const):
+            return ir.Const(expr.value, expr.ty)
+        if isinstance(expr, ast.Var):
+            return self.variable(expr, env)
+        if isinstance(expr, ast.Tuple):
+            items = tuple(self.value(i, env) for i in expr.items)
+            return self.emit("tup", expr.ty, ir.MakeTuple(items))
+        if isinstance(expr, ast.Let):
+            return self.value(expr.body, self.let(expr, env))
+        if isinstance(expr, ast.Seq):
+            self.value(expr.first, env)
+            return self.value(expr.second, env)
+        if isinstance(expr, ast.Fun):
+            known = self.known_for("fun", expr)
+            self.define(known, expr, env, self.current_function)
+            return self.closure_of(known)
+        if isinstance(expr, ast.App):
+            result = self.application(expr, env, None)
+            assert result is not None
+            return result
+        if isinstance(expr, ast.If):
+            return self.if_value(expr, env)
+        if isinstance(expr, ast.Annot):
+            return self.value(expr.expr, env)
+        raise AssertionError(expr)
+
+    def variable(self, expr: ast.Var, env: dict[str, _Entry]) -> ir.Operand:
+        entry = env.get(expr.name)
+        if isinstance(entry, Known):
+            return self.closure_of(entry)
+        if entry is not None:
+            return entry
+        return self.closure_of(self.primitive_function(expr.name, expr.ty))
+
+    def if_value(self, expr: ast.If, env: dict[str, _Entry]) -> ir.Operand:
+        """`callc if() ret join`, the branches jumping to the return point `join`."""
+        condition = self.value(expr.condition, env)
+        join = self.names.fresh("join")
+        test = self.names.fresh("if")
+        saved = self.suspended()
+        self.current_function = saved[1]
+        self.branch(condition, expr, env, join, test)
+        self.resume(saved)
+        return self.emit("v", expr.ty, ir.CallC(test, (), join))
+
+    def branch(self, condition: ir.Operand, expr: ast.If, env: dict[str, _Entry], target: ir.Target,
+               label: str | None = None) -> None:
+        then_label, else_label = self.names.fresh("then"), self.names.fresh("else")
+        if label is not None:
+            self.start(label)
+        self.finish(ir.Branch(condition, then_label, else_label))
+        self.start(then_label)
+        self.tail(expr.then_branch, target, env)
+        self.start(else_label)
+        self.tail(expr.else_branch, target, env)
+
+    def tail(self, expr: ast.Expr, target: ir.Target, env: dict[str, _Entry]) -> None:
+        """Convert `expr` so that its value is passed to `target`; this finishes the block."""
+        if isinstance(expr, ast.If):
+            self.branch(self.value(expr.condition, env), expr, env, target)
+        elif isinstance(expr, ast.Let):
+            self.tail(expr.body, target, self.let(expr, env))
+        elif isinstance(expr, ast.Seq):
+            self.value(expr.first, env)
+            self.tail(expr.second, target, env)
+        elif isinstance(expr, ast.App) and isinstance(target, ir.Ret):
+            result = self.application(expr, env, target)
+            if result is not None:
+                self.finish(ir.Jump(target, (result,)))
+        elif isinstance(expr, ast.Annot):
+            self.tail(expr.expr, target, env)
+        else:
+            self.finish(ir.Jump(target, (self.value(expr, env),)))
+
+    def application(self, expr: ast.App, env: dict[str, _Entry], tail: ir.Ret | None) -> ir.Operand | None:
+        """A call; in tail position (tail is the current `ret`) it may end the block and return None."""
+        head: ast.Expr = expr
+        arg_exprs: list[ast.Expr] = []
+        while isinstance(head, ast.App):
+            arg_exprs.append(head.argument)
+            head = head.function
+        arg_exprs.reverse()
+        entry = env.get(head.name) if isinstance(head, ast.Var) else None
+        if isinstance(head, ast.Var) and entry is None and len(arg_exprs) >= primitive_arity(head.name):
+            count = primitive_arity(head.name)
+            args = [self.value(a, env) for a in arg_exprs]
+            types, result = _arrow_parts(head.ty, count)
+            if head.name in ("==", "!=") and types[0].name in ("*", "->"):
+                raise CompileError(head.span, "Physical equality on tuples and functions is not supported")
+            value = self.primitive(head.name, types, args[:count], result)
+            return self.apply_rest(value, args[count:], arg_exprs[count:], tail)
+        if isinstance(entry, Known) and len(arg_exprs) >= len(entry.param_types):
+            count = len(entry.param_types)
+            args = [self.value(a, env) for a in arg_exprs]
+            if tail is not None and len(args) == count:
+                self.finish(ir.TailCall(entry.function, tuple(args)))
+                return None
+            value = self.emit("r", entry.result, ir.Call(entry.function, tuple(args[:count])))
+            return self.apply_rest(value, args[count:], arg_exprs[count:], tail)
+        function = self.value(head, env)
+        args = [self.value(a, env) for a in arg_exprs]
+        return self.apply_rest(function, args, arg_exprs, tail)
+
+    def apply_rest(self, function: ir.Operand, args: list[ir.Operand], exprs: list[ast.Expr],
+                   tail: ir.Ret | None) -> ir.Operand | None:
+        for i, arg in enumerate(args):
+            t = function.type
+            if tail is not None and i == len(args) - 1:
+                self.finish(ir.TailApply(function, (arg,)))
+                return None
+            function = self.emit("r", t.args[1], ir.Apply(function, (arg,)))  # type: ignore[arg-type]
+        return function
+
+    # ---------------------------------------------------------------- program
+    def program(self, expr: ast.Expr) -> ir.Program:
+        main = self.names.fresh("main")
+        entry = self.names.fresh("main.entry")
+        self.functions[main] = ir.Function(main, (), UNIT, entry, None)
+        self.current_function = main
+        self.start(entry, (), main)
+        self.tail(expr, ir.Ret(main), {})
+        return ir.Program(pmap(self.functions), pmap(self.conts), main)
+
+
+def _hint(pattern: ast.Pattern) -> str:
+    names = ast.pattern_names(pattern)
+    return names[0] if len(names) == 1 and isinstance(pattern, ast.PVar) else "field"
+
+
+def cps_convert(program: ast.Expr) -> ir.Program:
+    """The monomorphic program (`cpsc.mono`) as a CPS IR program whose main function is `main`."""
+    return Converter().program(program)

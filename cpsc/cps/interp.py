@@ -1,0 +1,137 @@
+"""An interpreter for the CPS IR (before or after closure conversion).
+
+Each function activation has a frame; a nested function's frame chains to the frame of the
+activation of its parent that created it (or, for a direct call, that encloses the caller), so
+free variables resolve by name. Tail calls replace the activation instead of recursing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cpsc.cps import ir
+from cpsc.cps.primops import evaluate
+from cpsc.syntax.values import Machine, Outcome, run_deep
+
+
+class Frame:
+    __slots__ = ("function", "values", "parent")
+
+    def __init__(self, function: str, parent: Frame | None) -> None:
+        self.function = function
+        self.values: dict[str, Any] = {}
+        self.parent = parent
+
+    def lookup(self, name: str) -> Any:
+        frame: Frame | None = self
+        while frame is not None:
+            if name in frame.values:
+                return frame.values[name]
+            frame = frame.parent
+        raise KeyError(name)
+
+
+@dataclass
+class ClosureValue:
+    function: str
+    frame: Frame | None
+    captured: tuple[Any, ...] = ()
+
+
+class _Returned(Exception):
+    """Control left a `callc` region through the function's own return or a tail call."""
+
+    def __init__(self, terminator: ir.Terminator, frame: Frame) -> None:
+        self.terminator = terminator
+        self.frame = frame
+
+
+class CpsInterpreter:
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self.machine = Machine()
+
+    def operand(self, o: ir.Operand, frame: Frame) -> Any:
+        return o.value if isinstance(o, ir.Const) else frame.lookup(o.name)
+
+    def operands(self, os: tuple[ir.Operand, ...], frame: Frame) -> list[Any]:
+        return [self.operand(o, frame) for o in os]
+
+    def enclosing(self, function: str, frame: Frame | None) -> Frame | None:
+        """The frame of `function`'s parent, found on the lexical chain of `frame`."""
+        parent = self.program.functions[function].parent
+        while frame is not None and frame.function != parent:
+            frame = frame.parent
+        return frame
+
+    def call(self, function: str, args: list[Any], frame: Frame | None) -> Any:
+        """Run a function to completion, looping through its tail calls."""
+        while True:
+            f = self.program.functions[function]
+            new = Frame(function, frame)
+            new.values.update(zip((p.name for p in f.params), args))
+            try:
+                terminator, at = self.region(f.entry, [], new, None)
+            except _Returned as out:
+                terminator, at = out.terminator, out.frame
+            if isinstance(terminator, ir.Jump):
+                return self.operand(terminator.args[0], at)
+            args = self.operands(terminator.args, at)
+            if isinstance(terminator, ir.TailCall):
+                function, frame = terminator.function, self.enclosing(terminator.function, at)
+            else:
+                closure = self.operand(terminator.closure, at)  # type: ignore[union-attr]
+                function, frame, args = self.unpack(closure, args)
+
+    def unpack(self, closure: ClosureValue, args: list[Any]) -> tuple[str, Frame | None, list[Any]]:
+        if self.program.closed:
+            return closure.function, None, [closure] + args
+        return closure.function, closure.frame, args
+
+    def region(self, label: str, args: list[Any], frame: Frame,
+               ret: str | None) -> tuple[ir.Terminator, Frame]:
+        """Run from continuation `label` until control reaches the return point `ret` (a callc)
+        or, when `ret` is None, leaves the function (a return or a tail call)."""
+        while True:
+            cont = self.program.conts[label]
+            frame.values.update(zip((p.name for p in cont.params), args))
+            for binding in cont.bindings:
+                frame.values[binding.var.name] = self.value(binding.value, frame)
+            term = cont.terminator
+            if isinstance(term, ir.Branch):
+                label = term.if_true if self.operand(term.condition, frame) else term.if_false
+                args = []
+            elif isinstance(term, ir.Jump) and isinstance(term.target, str):
+                if term.target == ret:
+                    return term, frame
+                label, args = term.target, self.operands(term.args, frame)
+            elif ret is None:
+                return term, frame
+            else:
+                raise _Returned(term, frame)
+
+    def value(self, v: ir.Value, frame: Frame) -> Any:
+        if isinstance(v, ir.Prim):
+            return evaluate(v.op, self.operands(v.args, frame), self.machine.out)
+        if isinstance(v, ir.Call):
+            return self.call(v.function, self.operands(v.args, frame), self.enclosing(v.function, frame))
+        if isinstance(v, ir.Apply):
+            closure = self.operand(v.closure, frame)
+            function, parent, args = self.unpack(closure, self.operands(v.args, frame))
+            return self.call(function, args, parent)
+        if isinstance(v, ir.MakeClosure):
+            return ClosureValue(v.function, self.enclosing(v.function, frame), tuple(self.operands(v.captured, frame)))
+        if isinstance(v, ir.MakeTuple):
+            return tuple(self.operands(v.items, frame))
+        if isinstance(v, ir.Field):
+            record = self.operand(v.record, frame)
+            return record.captured[v.index] if isinstance(record, ClosureValue) else record[v.index]
+        term, at = self.region(v.target, self.operands(v.args, frame), frame, v.ret)
+        assert isinstance(term, ir.Jump)
+        return self.operand(term.args[0], at)
+
+
+def run_cps(program: ir.Program) -> Outcome:
+    interpreter = CpsInterpreter(program)
+    return run_deep(lambda: interpreter.machine.finish(lambda: interpreter.call(program.main, [], None)))

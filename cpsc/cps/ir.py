@@ -1,0 +1,250 @@
+"""Nodes of the CPS IR ("CPS soup", as Guile's): a program is persistent maps from names to
+functions and from labels to continuations; scope is dominance, checked by the verifier.
+
+- A `Function` is a direct-style value: parameters in, one value out. Its body is implicitly
+  `callc entry() ret (ret f)`: control enters the continuation `entry`, and whatever is jumped to
+  `ret f` is the result.
+- A `Cont` (continuation) never returns: it is a basic block. Its parameters are the block's phis.
+  It binds values in order (`Binding`s, direct style, ANF operands) and ends in a `Terminator`.
+- Continuations are second-class: labels appear only as jump/branch/callc targets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from pyrsistent import PMap, pmap
+
+from cpsc.types.types import TCon
+
+Type = TCon
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    type: Type
+
+
+@dataclass(frozen=True)
+class Const:
+    """A literal: int, float, bool, char (1-char str), string, or unit (None)."""
+
+    value: object
+    type: Type
+
+
+Operand = Union[Var, Const]
+
+# ---------------------------------------------------------------------- values (direct style)
+
+
+@dataclass(frozen=True)
+class Prim:
+    """A primitive operation from `cpsc.cps.primops`."""
+
+    op: str
+    args: tuple[Operand, ...]
+
+
+@dataclass(frozen=True)
+class Call:
+    """A direct call of a known function; evaluates to what it returns."""
+
+    function: str
+    args: tuple[Operand, ...]
+
+
+@dataclass(frozen=True)
+class Apply:
+    """A call through a closure value (an unknown function)."""
+
+    closure: Operand
+    args: tuple[Operand, ...]
+
+
+@dataclass(frozen=True)
+class MakeClosure:
+    """The function `function` as a first-class value. Before closure conversion its free
+    variables are captured implicitly; afterwards `captured` lists them explicitly."""
+
+    function: str
+    captured: tuple[Operand, ...] = ()
+
+
+@dataclass(frozen=True)
+class MakeTuple:
+    items: tuple[Operand, ...]
+
+
+@dataclass(frozen=True)
+class Field:
+    """Component `index` of a tuple (or, after closure conversion, of a closure record)."""
+
+    record: Operand
+    index: int
+
+
+@dataclass(frozen=True)
+class CallC:
+    """`callc target(args) ret label`: jump to `target`; the value is whatever is then jumped to
+    `label` (a return point this binding introduces, of type `T -> noret`)."""
+
+    target: str
+    args: tuple[Operand, ...]
+    ret: str
+
+
+Value = Union[Prim, Call, Apply, MakeClosure, MakeTuple, Field, CallC]
+
+
+@dataclass(frozen=True)
+class Binding:
+    var: Var
+    value: Value
+
+
+# ---------------------------------------------------------------------- terminators
+
+
+@dataclass(frozen=True)
+class Ret:
+    """`ret f`: the return continuation of function `f`, type `result(f) -> noret`."""
+
+    function: str
+
+
+Target = Union[str, Ret]
+
+
+@dataclass(frozen=True)
+class Jump:
+    target: Target
+    args: tuple[Operand, ...]
+
+
+@dataclass(frozen=True)
+class Branch:
+    condition: Operand
+    if_true: str
+    if_false: str
+
+
+@dataclass(frozen=True)
+class TailCall:
+    """Call a known function with the current function's return continuation."""
+
+    function: str
+    args: tuple[Operand, ...]
+
+
+@dataclass(frozen=True)
+class TailApply:
+    closure: Operand
+    args: tuple[Operand, ...]
+
+
+Terminator = Union[Jump, Branch, TailCall, TailApply]
+
+# ---------------------------------------------------------------------- containers
+
+
+@dataclass(frozen=True)
+class Cont:
+    label: str
+    function: str
+    params: tuple[Var, ...]
+    bindings: tuple[Binding, ...]
+    terminator: Terminator
+
+
+@dataclass(frozen=True)
+class Function:
+    """`parent` is the function this one is nested in (its free variables come from there)."""
+
+    name: str
+    params: tuple[Var, ...]
+    result: Type
+    entry: str
+    parent: str | None = None
+
+
+@dataclass(frozen=True)
+class Program:
+    functions: PMap[str, Function]
+    conts: PMap[str, Cont]
+    main: str
+    closed: bool = False  # after closure conversion: no free variables, captures explicit
+
+    def with_conts(self, changed: dict[str, Cont], removed: set[str] | frozenset[str] = frozenset()) -> Program:
+        conts = self.conts.update(changed)
+        for label in removed:
+            conts = conts.discard(label)
+        return Program(self.functions, conts, self.main, self.closed)
+
+
+def empty_program(main: str) -> Program:
+    return Program(pmap(), pmap(), main)
+
+
+# ---------------------------------------------------------------------- queries
+
+
+def value_operands(value: Value) -> tuple[Operand, ...]:
+    if isinstance(value, (Prim, Call, MakeTuple, CallC)):
+        return value.args if not isinstance(value, MakeTuple) else value.items
+    if isinstance(value, Apply):
+        return (value.closure,) + value.args
+    if isinstance(value, MakeClosure):
+        return value.captured
+    return (value.record,)
+
+
+def terminator_operands(term: Terminator) -> tuple[Operand, ...]:
+    if isinstance(term, Branch):
+        return (term.condition,)
+    if isinstance(term, TailApply):
+        return (term.closure,) + term.args
+    return term.args
+
+
+def successors(cont: Cont) -> list[str]:
+    """Labels this continuation can transfer control to (callc targets included)."""
+    out = [b.value.target for b in cont.bindings if isinstance(b.value, CallC)]
+    term = cont.terminator
+    if isinstance(term, Jump) and isinstance(term.target, str):
+        out.append(term.target)
+    elif isinstance(term, Branch):
+        out.extend([term.if_true, term.if_false])
+    return out
+
+
+def callc_return_labels(cont: Cont) -> set[str]:
+    return {b.value.ret for b in cont.bindings if isinstance(b.value, CallC)}
+
+
+def function_conts(program: Program, function: str) -> list[str]:
+    """The continuations of `function` reachable from its entry, in reverse postorder."""
+    entry = program.functions[function].entry
+    seen: set[str] = set()
+    order: list[str] = []
+    stack: list[tuple[str, int]] = [(entry, 0)]
+    seen.add(entry)
+    while stack:
+        label, index = stack.pop()
+        succ = [s for s in successors(program.conts[label]) if s in program.conts]
+        if index < len(succ):
+            stack.append((label, index + 1))
+            nxt = succ[index]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, 0))
+        else:
+            order.append(label)
+    order.reverse()
+    return order
+
+
+def uses_of_value(value: Value) -> list[str]:
+    return [o.name for o in value_operands(value) if isinstance(o, Var)]

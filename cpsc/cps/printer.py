@@ -1,0 +1,155 @@
+"""The text form of the CPS IR; `cpsc.cps.parser` reads it back (the round trip is identity).
+
+    main main
+    fun sq(x: int) -> int = callc sq.entry() ret (ret sq)
+      cont sq.entry() =
+        let y: int = mul_int(x, x)
+        jump (ret sq)(y)
+
+Nested functions name their parent: `fun g(y: int) -> int in f = ...`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from cpsc.cps import ir
+from cpsc.types.types import TCon
+
+
+def show_type(t: TCon) -> str:
+    if t.name == "->":
+        return f"({show_type(t.args[0])} -> {show_type(t.args[1])})"  # type: ignore[arg-type]
+    if t.name == "*":
+        return "(" + " * ".join(show_type(a) for a in t.args) + ")"  # type: ignore[arg-type]
+    return t.name
+
+
+def escape(text: str) -> str:
+    out = []
+    for c in text:
+        if c in "\\\"'":
+            out.append("\\" + c)
+        elif 32 <= ord(c) < 127:
+            out.append(c)
+        else:
+            out.append(f"\\x{ord(c):02x}")
+    return "".join(out)
+
+
+def show_const(c: ir.Const) -> str:
+    name = c.type.name
+    if name == "unit":
+        return "()"
+    if name == "bool":
+        return "true" if c.value else "false"
+    if name == "char":
+        return f"'{escape(str(c.value))}'"
+    if name == "string":
+        return f'"{escape(str(c.value))}"'
+    if name == "float":
+        x = float(c.value)  # type: ignore[arg-type]
+        if math.isnan(x):
+            return "#nan"
+        if math.isinf(x):
+            return "#inf" if x > 0 else "#-inf"
+        return repr(x)
+    return str(c.value)
+
+
+def show_operand(o: ir.Operand) -> str:
+    return o.name if isinstance(o, ir.Var) else show_const(o)
+
+
+OperandFormat = Callable[[ir.Operand], str]
+
+
+def _args(args: tuple[ir.Operand, ...], fmt: OperandFormat = show_operand) -> str:
+    return "(" + ", ".join(fmt(a) for a in args) + ")"
+
+
+def show_target(target: ir.Target) -> str:
+    return f"(ret {target.function})" if isinstance(target, ir.Ret) else target
+
+
+def show_value(v: ir.Value, fmt: OperandFormat = show_operand) -> str:
+    if isinstance(v, ir.Prim):
+        return f"{v.op}{_args(v.args, fmt)}"
+    if isinstance(v, ir.Call):
+        return f"call {v.function}{_args(v.args, fmt)}"
+    if isinstance(v, ir.Apply):
+        return f"apply {fmt(v.closure)}{_args(v.args, fmt)}"
+    if isinstance(v, ir.MakeClosure):
+        return f"closure {v.function}{_args(v.captured, fmt)}"
+    if isinstance(v, ir.MakeTuple):
+        return f"tuple{_args(v.items, fmt)}"
+    if isinstance(v, ir.Field):
+        return f"field {fmt(v.record)}.{v.index}"
+    return f"callc {v.target}{_args(v.args, fmt)} ret {v.ret}"
+
+
+def show_terminator(t: ir.Terminator) -> str:
+    if isinstance(t, ir.Jump):
+        return f"jump {show_target(t.target)}{_args(t.args)}"
+    if isinstance(t, ir.Branch):
+        return f"br {show_operand(t.condition)}, {t.if_true}, {t.if_false}"
+    if isinstance(t, ir.TailCall):
+        return f"tailcall {t.function}{_args(t.args)}"
+    return f"tailapply {show_operand(t.closure)}{_args(t.args)}"
+
+
+def _params(params: tuple[ir.Var, ...]) -> str:
+    return "(" + ", ".join(f"{p.name}: {show_type(p.type)}" for p in params) + ")"
+
+
+def print_cont(cont: ir.Cont, indent: str = "  ") -> list[str]:
+    lines = [f"{indent}cont {cont.label}{_params(cont.params)} ="]
+    for b in cont.bindings:
+        lines.append(f"{indent}  let {b.var.name}: {show_type(b.var.type)} = {show_value(b.value)}")
+    lines.append(f"{indent}  {show_terminator(cont.terminator)}")
+    return lines
+
+
+def print_function(program: ir.Program, name: str) -> list[str]:
+    f = program.functions[name]
+    parent = f" in {f.parent}" if f.parent else ""
+    lines = [f"fun {f.name}{_params(f.params)} -> {show_type(f.result)}{parent} = "
+             f"callc {f.entry}() ret (ret {f.name})"]
+    for label in function_order(program, name):
+        lines.extend(print_cont(program.conts[label]))
+    return lines
+
+
+def function_order(program: ir.Program, name: str) -> list[str]:
+    """Reachable continuations in reverse postorder, then any unreachable ones by name."""
+    reachable = ir.function_conts(program, name)
+    seen = set(reachable)
+    rest = sorted(c.label for c in program.conts.values() if c.function == name and c.label not in seen)
+    return reachable + rest
+
+
+def functions_in_order(program: ir.Program) -> list[str]:
+    """Main first, then each function after its parent, siblings by name."""
+    children: dict[str | None, list[str]] = {}
+    for f in program.functions.values():
+        children.setdefault(f.parent, []).append(f.name)
+    order: list[str] = []
+
+    def visit(name: str) -> None:
+        order.append(name)
+        for child in sorted(children.get(name, [])):
+            visit(child)
+
+    roots = sorted(children.get(None, []), key=lambda n: (n != program.main, n))
+    for root in roots:
+        visit(root)
+    return order
+
+
+def print_program(program: ir.Program) -> str:
+    lines = [f"main {program.main}" + (" closed" if program.closed else "")]
+    for name in functions_in_order(program):
+        lines.append("")
+        lines.extend(print_function(program, name))
+    return "\n".join(lines) + "\n"

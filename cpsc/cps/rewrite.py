@@ -1,0 +1,109 @@
+"""Utilities every pass shares: renaming operands, the census of uses, definitions."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Mapping
+
+from cpsc.cps import ir
+
+
+def rename_operand(o: ir.Operand, renaming: Mapping[str, ir.Operand]) -> ir.Operand:
+    return renaming.get(o.name, o) if isinstance(o, ir.Var) else o
+
+
+def _ops(os: tuple[ir.Operand, ...], renaming: Mapping[str, ir.Operand]) -> tuple[ir.Operand, ...]:
+    return tuple(rename_operand(o, renaming) for o in os)
+
+
+def rename_value(v: ir.Value, renaming: Mapping[str, ir.Operand]) -> ir.Value:
+    if isinstance(v, ir.Prim):
+        return ir.Prim(v.op, _ops(v.args, renaming))
+    if isinstance(v, ir.Call):
+        return ir.Call(v.function, _ops(v.args, renaming))
+    if isinstance(v, ir.Apply):
+        return ir.Apply(rename_operand(v.closure, renaming), _ops(v.args, renaming))
+    if isinstance(v, ir.MakeClosure):
+        return ir.MakeClosure(v.function, _ops(v.captured, renaming))
+    if isinstance(v, ir.MakeTuple):
+        return ir.MakeTuple(_ops(v.items, renaming))
+    if isinstance(v, ir.Field):
+        return ir.Field(rename_operand(v.record, renaming), v.index)
+    return ir.CallC(v.target, _ops(v.args, renaming), v.ret)
+
+
+def rename_terminator(t: ir.Terminator, renaming: Mapping[str, ir.Operand]) -> ir.Terminator:
+    if isinstance(t, ir.Jump):
+        return ir.Jump(t.target, _ops(t.args, renaming))
+    if isinstance(t, ir.Branch):
+        return ir.Branch(rename_operand(t.condition, renaming), t.if_true, t.if_false)
+    if isinstance(t, ir.TailCall):
+        return ir.TailCall(t.function, _ops(t.args, renaming))
+    return ir.TailApply(rename_operand(t.closure, renaming), _ops(t.args, renaming))
+
+
+def rename_cont(cont: ir.Cont, renaming: Mapping[str, ir.Operand]) -> ir.Cont:
+    """Replace uses of variables (not definitions) according to `renaming`."""
+    if not renaming:
+        return cont
+    bindings = tuple(ir.Binding(b.var, rename_value(b.value, renaming)) for b in cont.bindings)
+    return ir.Cont(cont.label, cont.function, cont.params, bindings,
+                   rename_terminator(cont.terminator, renaming))
+
+
+def cont_uses(cont: ir.Cont) -> list[str]:
+    names = [n for b in cont.bindings for n in ir.uses_of_value(b.value)]
+    names.extend(o.name for o in ir.terminator_operands(cont.terminator) if isinstance(o, ir.Var))
+    return names
+
+
+def cont_definitions(cont: ir.Cont) -> list[ir.Var]:
+    return list(cont.params) + [b.var for b in cont.bindings]
+
+
+def use_census(program: ir.Program) -> Counter[str]:
+    """How many times each variable is used, program-wide."""
+    counts: Counter[str] = Counter()
+    for cont in program.conts.values():
+        counts.update(cont_uses(cont))
+    return counts
+
+
+def label_census(program: ir.Program) -> Counter[str]:
+    """How many control transfers name each continuation label (entries count once)."""
+    counts: Counter[str] = Counter(f.entry for f in program.functions.values())
+    for cont in program.conts.values():
+        counts.update(ir.successors(cont))
+    return counts
+
+
+def function_references(program: ir.Program) -> Counter[str]:
+    """How many calls, tail calls and closures name each function."""
+    counts: Counter[str] = Counter([program.main])
+    for cont in program.conts.values():
+        for b in cont.bindings:
+            if isinstance(b.value, (ir.Call, ir.MakeClosure)):
+                counts[b.value.function] += 1
+        if isinstance(cont.terminator, ir.TailCall):
+            counts[cont.terminator.function] += 1
+    return counts
+
+
+def split_callc(program: ir.Program) -> ir.Program:
+    """Turn `let x = callc k(a) ret r; rest` into `jump k(a)` plus a continuation `r(x) = rest`:
+    the return point becomes an ordinary block whose parameter is the phi of the result."""
+    changed: dict[str, ir.Cont] = {}
+    work = [c for c in program.conts.values() if any(isinstance(b.value, ir.CallC) for b in c.bindings)]
+    while work:
+        cont = work.pop()
+        index = next(i for i, b in enumerate(cont.bindings) if isinstance(b.value, ir.CallC))
+        binding = cont.bindings[index]
+        callc = binding.value
+        assert isinstance(callc, ir.CallC)
+        rest = ir.Cont(callc.ret, cont.function, (binding.var,), cont.bindings[index + 1:], cont.terminator)
+        changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, cont.bindings[:index],
+                                      ir.Jump(callc.target, callc.args))
+        changed[rest.label] = rest
+        if any(isinstance(b.value, ir.CallC) for b in rest.bindings):
+            work.append(rest)
+    return program.with_conts(changed) if changed else program

@@ -1,0 +1,1 @@
+"""LLVM lowering with llvmlite, the new pass manager, object emission and linking."""

@@ -1,0 +1,77 @@
+"""LLVM optimisation (new pass manager), object and assembly emission, linking."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import subprocess
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+import llvmlite.binding as llvm
+
+
+@functools.cache
+def _target_machine(opt: int) -> llvm.TargetMachine:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(opt=opt, reloc="pic", codemodel="default")
+
+
+def optimize(llvm_ir: str, opt: int) -> llvm.ModuleRef:
+    """Parse, verify and run LLVM's default `-O<opt>` pipeline."""
+    module = llvm.parse_assembly(llvm_ir)
+    module.verify()
+    tm = _target_machine(opt)
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    if opt > 0:
+        pto = llvm.create_pipeline_tuning_options(speed_level=opt)
+        builder = llvm.create_pass_builder(tm, pto)
+        builder.getModulePassManager().run(module, builder)
+    return module
+
+
+def emit_object(module: llvm.ModuleRef, opt: int) -> bytes:
+    return bytes(_target_machine(opt).emit_object(module))
+
+
+def emit_assembly(module: llvm.ModuleRef, opt: int) -> str:
+    return str(_target_machine(opt).emit_assembly(module))
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(base) / "cpsc"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def compiler() -> str:
+    return os.environ.get("CC", "cc")
+
+
+def runtime_object() -> Path:
+    """The C runtime, compiled once per source version and cached."""
+    source = resources.files("cpsc.runtime").joinpath("runtime.c").read_bytes()
+    digest = hashlib.sha256(source).hexdigest()[:16]
+    obj = cache_dir() / f"runtime-{digest}.o"
+    if not obj.exists():
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "runtime.c"
+            src.write_bytes(source)
+            partial = Path(tmp) / "runtime.o"
+            subprocess.run([compiler(), "-O2", "-fPIC", "-c", str(src), "-o", str(partial)], check=True)
+            os.replace(partial, obj)
+    return obj
+
+
+def link(object_code: bytes, output: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        obj = Path(tmp) / "program.o"
+        obj.write_bytes(object_code)
+        subprocess.run([compiler(), str(obj), str(runtime_object()), "-o", output, "-lgc", "-lm"],
+                       check=True)

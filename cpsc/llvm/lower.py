@@ -1,0 +1,296 @@
+"""SSA to LLVM IR (llvmlite).
+
+Values keep their native types: int `i64`, float `double`, bool `i1`, char and unit `i8`;
+strings, tuples and closures are `ptr`s to GC-allocated records of 8-byte slots (a closure's slot
+0 holds its code). Every FL function uses `tailcc`; a call in tail position is `musttail`, so
+no tail call (known, through a closure, mutually recursive) grows the stack.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from llvmlite import ir as ll
+
+from cpsc.cps import ir as cps
+from cpsc.ssa import ir
+from cpsc.types.types import TCon
+
+I64, I32, I8, I1 = ll.IntType(64), ll.IntType(32), ll.IntType(8), ll.IntType(1)
+F64 = ll.DoubleType()
+PTR = ll.PointerType()
+VOID = ll.VoidType()
+
+RUNTIME = {
+    "fl_alloc": (PTR, [I64]), "fl_print_int": (VOID, [I64]), "fl_print_char": (VOID, [I8]),
+    "fl_print_string": (VOID, [PTR]), "fl_print_float": (VOID, [F64]), "fl_flush": (VOID, []),
+    "fl_string_of_int": (PTR, [I64]), "fl_string_of_float": (PTR, [F64]),
+    "fl_concat": (PTR, [PTR, PTR]), "fl_compare_string": (I64, [PTR, PTR]),
+    "fl_compare_float": (I64, [F64, F64]), "fl_int_of_float": (I64, [F64]),
+    "fl_exit": (VOID, [I64]), "fl_division_by_zero": (VOID, []),
+    "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
+    "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
+}
+
+ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def lltype(t: TCon) -> ll.Type:
+    return {"int": I64, "float": F64, "bool": I1, "char": I8, "unit": I8}.get(t.name, PTR)
+
+
+def function_type(params: list[TCon], result: TCon) -> ll.FunctionType:
+    return ll.FunctionType(lltype(result), [lltype(p) for p in params])
+
+
+class ModuleLowering:
+    def __init__(self, module: ir.Module) -> None:
+        self.ssa = module
+        self.module = ll.Module(name="fl")
+        self.runtime = {name: self._declare(name, r, a) for name, (r, a) in RUNTIME.items()}
+        self.runtime["fl_exit"].attributes.add("noreturn")
+        self.runtime["fl_division_by_zero"].attributes.add("noreturn")
+        self.functions: dict[str, ll.Function] = {}
+        self.strings: dict[str, ll.GlobalVariable] = {}
+        for f in module.functions:
+            fn = ll.Function(self.module, function_type([p.type for p in f.params], f.result), _symbol(f.name))
+            fn.calling_convention = "tailcc"
+            fn.linkage = "internal"
+            self.functions[f.name] = fn
+
+    def _declare(self, name: str, result: ll.Type, args: list[ll.Type]) -> ll.Function:
+        return ll.Function(self.module, ll.FunctionType(result, args), name)
+
+    def string(self, text: str) -> ll.Constant:
+        if text not in self.strings:
+            data = text.encode("latin-1") + b"\0"
+            body = ll.Constant(ll.ArrayType(I8, len(data)), bytearray(data))
+            init = ll.Constant.literal_struct([I64(len(data) - 1), body])
+            g = ll.GlobalVariable(self.module, init.type, f"str.{len(self.strings)}")
+            g.initializer, g.global_constant, g.linkage = init, True, "private"
+            self.strings[text] = g
+        return self.strings[text]
+
+    def lower(self) -> ll.Module:
+        for f in self.ssa.functions:
+            FunctionLowering(self, f).lower()
+        entry = ll.Function(self.module, ll.FunctionType(VOID, []), "fl_program")
+        b = ll.IRBuilder(entry.append_basic_block("entry"))
+        b.call(self.functions[self.ssa.main], [], cconv="tailcc")
+        b.ret_void()
+        return self.module
+
+
+def _symbol(name: str) -> str:
+    return "fl." + name
+
+
+class FunctionLowering:
+    def __init__(self, owner: ModuleLowering, f: ir.Function) -> None:
+        self.owner, self.f = owner, f
+        self.fn = owner.functions[f.name]
+        self.values: dict[str, ll.Value] = {}
+        self.blocks = {b.label: self.fn.append_basic_block(b.label) for b in f.blocks}
+        self.ends: dict[str, ll.Block] = {}
+        self.builder = ll.IRBuilder()
+
+    def lower(self) -> None:
+        for p, arg in zip(self.f.params, self.fn.args):
+            self.values[p.name] = arg
+        phis: list[tuple[ll.PhiInstr, ir.Phi]] = []
+        for block in self.f.blocks:
+            self.builder.position_at_end(self.blocks[block.label])
+            for phi in block.phis:
+                node = self.builder.phi(lltype(phi.var.type), name=phi.var.name)
+                self.values[phi.var.name] = node
+                phis.append((node, phi))
+            for x in block.instructions:
+                self.values[x.var.name] = self.value(x.var, x.value)
+            self.terminator(block.terminator)
+            self.ends[block.label] = self.builder.block
+        for node, phi in phis:
+            for pred, value in phi.inputs:
+                node.add_incoming(self.operand(value), self.ends[pred])
+
+    # ---------------------------------------------------------------- operands
+    def operand(self, o: cps.Operand) -> ll.Value:
+        if isinstance(o, cps.Var):
+            return self.values[o.name]
+        name = o.type.name
+        if name == "string":
+            return self.owner.string(str(o.value))
+        if name == "char":
+            return I8(ord(str(o.value)))
+        if name == "unit":
+            return I8(0)
+        if name == "bool":
+            return I1(1 if o.value else 0)
+        if name == "float":
+            return F64(float(o.value))  # type: ignore[arg-type]
+        return I64(int(o.value))  # type: ignore[call-overload]
+
+    def rt(self, name: str, *args: ll.Value) -> ll.Value:
+        return self.builder.call(self.owner.runtime[name], list(args))
+
+    def slot(self, record: ll.Value, index: int) -> ll.Value:
+        return self.builder.gep(record, [I64(index)], source_etype=I64)
+
+    def allocate(self, values: list[ll.Value]) -> ll.Value:
+        record = self.rt("fl_alloc", I64(8 * max(1, len(values))))
+        for i, v in enumerate(values):
+            self.builder.store(v, self.slot(record, i))
+        return record
+
+    # ---------------------------------------------------------------- values
+    def value(self, var: cps.Var, v: cps.Value) -> ll.Value:
+        b = self.builder
+        if isinstance(v, cps.Prim):
+            return self.primitive(v.op, [self.operand(a) for a in v.args], var.type)
+        if isinstance(v, cps.Call):
+            return b.call(self.owner.functions[v.function], [self.operand(a) for a in v.args], cconv="tailcc")
+        if isinstance(v, cps.Apply):
+            closure = self.operand(v.closure)
+            code = b.load(closure, typ=PTR)
+            fnty = function_type([v.closure.type] + [a.type for a in v.args], var.type)
+            return b.call(_Callee(code, fnty), [closure] + [self.operand(a) for a in v.args], cconv="tailcc")
+        if isinstance(v, cps.MakeClosure):
+            return self.allocate([self.owner.functions[v.function]] + [self.operand(c) for c in v.captured])
+        if isinstance(v, cps.MakeTuple):
+            return self.allocate([self.operand(i) for i in v.items])
+        if isinstance(v, cps.Field):
+            offset = 1 if v.record.type.name == "->" else 0
+            return b.load(self.slot(self.operand(v.record), v.index + offset), typ=lltype(var.type))
+        raise AssertionError(f"callc reached LLVM lowering: {v}")
+
+    def terminator(self, t: ir.Terminator) -> None:
+        b = self.builder
+        if isinstance(t, ir.Return):
+            b.ret(self.operand(t.value))
+        elif isinstance(t, ir.Goto):
+            b.branch(self.blocks[t.target])
+        elif isinstance(t, ir.CondBr):
+            b.cbranch(self.operand(t.condition), self.blocks[t.if_true], self.blocks[t.if_false])
+        elif isinstance(t, cps.TailCall):
+            args = [self.operand(a) for a in t.args]
+            b.ret(b.call(self.owner.functions[t.function], args, cconv="tailcc", tail="musttail"))
+        else:
+            closure = self.operand(t.closure)
+            code = b.load(closure, typ=PTR)
+            fnty = function_type([t.closure.type] + [a.type for a in t.args], self.f.result)
+            args = [closure] + [self.operand(a) for a in t.args]
+            b.ret(b.call(_Callee(code, fnty), args, cconv="tailcc", tail="musttail"))
+
+    # ---------------------------------------------------------------- primitives
+    def primitive(self, op: str, args: list[ll.Value], result: TCon) -> ll.Value:
+        b = self.builder
+        simple: dict[str, Callable[..., ll.Value]] = {
+            "add_int": b.add, "sub_int": b.sub, "mul_int": b.mul, "and_int": b.and_,
+            "or_int": b.or_, "xor_int": b.xor, "add_float": b.fadd, "sub_float": b.fsub,
+            "mul_float": b.fmul, "div_float": b.fdiv, "and_bool": b.and_,
+        }
+        if op in simple:
+            return simple[op](*args)
+        if op in ("div_int", "mod_int"):
+            return self.division(op, args[0], args[1])
+        if op in ("lsl_int", "lsr_int", "asr_int"):
+            return self.shift(op, args[0], args[1])
+        if op == "neg_int":
+            return b.neg(args[0])
+        if op == "neg_float":
+            return b.fneg(args[0])
+        if op == "not":
+            return b.xor(args[0], I1(1))
+        if op == "pow_float":
+            return self.rt("pow", *args)
+        if op in ("sqrt", "exp", "log", "sin", "cos", "floor"):
+            return self.rt(op, *args)
+        if op == "abs_float":
+            return self.rt("fabs", *args)
+        if op == "float_of_int":
+            return b.sitofp(args[0], F64)
+        if op == "int_of_float":
+            return self.rt("fl_int_of_float", *args)
+        if op == "string_of_int":
+            return self.rt("fl_string_of_int", *args)
+        if op == "string_of_float":
+            return self.rt("fl_string_of_float", *args)
+        if op == "concat_string":
+            return self.rt("fl_concat", *args)
+        if op == "select_compare":
+            return b.select(b.icmp_signed("!=", args[0], I64(0)), args[0], args[1])
+        if op in ("print_int", "print_float", "print_string", "print_char"):
+            self.rt("fl_" + op, *args)
+            return I8(0)
+        if op == "flush_stdout":
+            self.rt("fl_flush")
+            return I8(0)
+        if op == "exit":
+            self.rt("fl_exit", *args)
+            return ll.Constant(lltype(result), ll.Undefined)
+        return self.comparison(op, args)
+
+    def comparison(self, op: str, args: list[ll.Value]) -> ll.Value:
+        b = self.builder
+        kind, _, tname = op.partition("_")
+        a, c = args
+        if tname == "unit":
+            return I64(0) if kind == "compare" else I1(1 if kind in ("eq", "le", "ge") else 0)
+        if tname == "string":
+            a, c, tname = self.rt("fl_compare_string", a, c), I64(0), "int"
+        if tname == "float" and kind == "compare":
+            return self.rt("fl_compare_float", a, c)
+        if kind == "compare":
+            signed = tname == "int"
+            cmp = b.icmp_signed if signed else b.icmp_unsigned
+            greater = b.zext(cmp(">", a, c), I64)
+            less = b.zext(cmp("<", a, c), I64)
+            return b.sub(greater, less)
+        if tname == "float":
+            return b.fcmp_unordered("!=", a, c) if kind == "ne" else b.fcmp_ordered(ICMP[kind], a, c)
+        if tname == "int":
+            return b.icmp_signed(ICMP[kind], a, c)
+        return b.icmp_unsigned(ICMP[kind], a, c)
+
+    def division(self, op: str, a: ll.Value, c: ll.Value) -> ll.Value:
+        """OCaml semantics: raise on zero; `min_int / -1` wraps instead of trapping."""
+        b = self.builder
+        fail = self.fn.append_basic_block(b.block.name + ".div0")
+        ok = self.fn.append_basic_block(b.block.name + ".divok")
+        b.cbranch(b.icmp_signed("==", c, I64(0)), fail, ok)
+        b.position_at_end(fail)
+        self.rt("fl_division_by_zero")
+        b.unreachable()
+        b.position_at_end(ok)
+        minus_one = b.icmp_signed("==", c, I64(-1))
+        safe = b.select(minus_one, I64(1), c)
+        if op == "div_int":
+            return b.select(minus_one, b.neg(a), b.sdiv(a, safe))
+        return b.select(minus_one, I64(0), b.srem(a, safe))
+
+    def shift(self, op: str, a: ll.Value, c: ll.Value) -> ll.Value:
+        b = self.builder
+        in_range = b.icmp_unsigned("<", c, I64(64))
+        amount = b.select(in_range, c, I64(0))
+        if op == "lsl_int":
+            return b.select(in_range, b.shl(a, amount), I64(0))
+        if op == "lsr_int":
+            return b.select(in_range, b.lshr(a, amount), I64(0))
+        return b.ashr(a, b.select(in_range, c, I64(63)))
+
+
+class _Callee:
+    """An indirect callee (a code pointer loaded from a closure) for `IRBuilder.call`."""
+
+    def __init__(self, pointer: ll.Value, fnty: ll.FunctionType) -> None:
+        self.pointer, self.function_type = pointer, fnty
+        self.type = PTR
+
+    def get_reference(self) -> str:
+        return self.pointer.get_reference()  # type: ignore[no-any-return]
+
+    def __str__(self) -> str:
+        return str(self.pointer)
+
+
+def lower_module(module: ir.Module) -> ll.Module:
+    return ModuleLowering(module).lower()

@@ -1,0 +1,1 @@
+"""Monomorphisation: one copy of each polymorphic binding per ground instance (MLton-style)."""

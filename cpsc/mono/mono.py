@@ -1,0 +1,212 @@
+"""Monomorphisation of the typed AST.
+
+The program's top-level declarations become one nested `let` expression. Every polymorphic
+`let`-bound name is copied once per ground instance it is used at (instances are named
+`name<int>`); unused polymorphic bindings disappear. Every node of the result carries its ground
+type in `ty`; a type variable that nothing constrains (e.g. in `ignore []`) becomes `unit`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Callable, TypeVar
+
+from cpsc.syntax import ast
+from cpsc.syntax.builtins import COMPARISONS
+from cpsc.syntax.diagnostics import CompileError
+from cpsc.types.infer import Scheme, Typing
+from cpsc.types.types import UNIT, TCon, TVar, Type, resolve, show
+
+N = TypeVar("N")
+
+
+@dataclass
+class _PolyGroup:
+    """A polymorphic `let` (or `let rec` group) whose instances are being collected."""
+
+    quantified: tuple[TVar, ...]
+    members: tuple[str, ...]
+    instances: dict[tuple[Type, ...], dict[str, str]] = field(default_factory=dict)
+
+    def instance(self, key: tuple[Type, ...]) -> dict[str, str]:
+        if key not in self.instances:
+            suffix = "<" + ", ".join(show(t) for t in key) + ">"
+            self.instances[key] = {name: name + suffix for name in self.members}
+        return self.instances[key]
+
+
+_Entry = _PolyGroup | str  # a polymorphic group, or the (renamed) monomorphic name
+
+
+class Monomorphiser:
+    def __init__(self, typing: Typing) -> None:
+        self.typing = typing
+
+    # ---------------------------------------------------------------- types
+    def ground(self, t: Type, subst: dict[int, Type]) -> Type:
+        t = resolve(t)
+        if isinstance(t, TVar):
+            return subst.get(t.id, UNIT)
+        if not t.args:
+            return t
+        return TCon(t.name, tuple(self.ground(a, subst) for a in t.args))
+
+    def typed(self, old: N, new: N, subst: dict[int, Type]) -> N:
+        return dataclasses.replace(new, ty=self.ground(self.typing.types[id(old)], subst))  # type: ignore[type-var]
+
+    # ---------------------------------------------------------------- patterns
+    def pattern(self, p: ast.Pattern, subst: dict[int, Type], rename: dict[str, str]) -> ast.Pattern:
+        if isinstance(p, ast.PVar):
+            return self.typed(p, dataclasses.replace(p, name=rename.get(p.name, p.name)), subst)
+        if isinstance(p, ast.PTuple):
+            items = tuple(self.pattern(i, subst, rename) for i in p.items)
+            return self.typed(p, dataclasses.replace(p, items=items), subst)
+        if isinstance(p, ast.PAnnot):
+            return self.pattern(p.pattern, subst, rename)
+        return self.typed(p, p, subst)
+
+    # ---------------------------------------------------------------- expressions
+    def expr(self, e: ast.Expr, env: dict[str, _Entry], subst: dict[int, Type]) -> ast.Expr:
+        if isinstance(e, ast.Const):
+            return self.typed(e, e, subst)
+        if isinstance(e, ast.Var):
+            return self.var(e, env, subst)
+        if isinstance(e, ast.App):
+            new: ast.Expr = dataclasses.replace(e, function=self.expr(e.function, env, subst),
+                                                argument=self.expr(e.argument, env, subst))
+        elif isinstance(e, ast.Fun):
+            inner = dict(env)
+            for name in ast.pattern_names(e.param):
+                inner[name] = name
+            new = dataclasses.replace(e, param=self.pattern(e.param, subst, {}),
+                                      body=self.expr(e.body, inner, subst))
+        elif isinstance(e, ast.Let):
+            return self.let(e.is_rec, e.bindings, env, subst,
+                            lambda inner: self.expr(e.body, inner, subst))
+        elif isinstance(e, ast.If):
+            new = dataclasses.replace(e, condition=self.expr(e.condition, env, subst),
+                                      then_branch=self.expr(e.then_branch, env, subst),
+                                      else_branch=self.expr(e.else_branch, env, subst))
+        elif isinstance(e, ast.Seq):
+            new = dataclasses.replace(e, first=self.expr(e.first, env, subst),
+                                      second=self.expr(e.second, env, subst))
+        elif isinstance(e, ast.Tuple):
+            new = dataclasses.replace(e, items=tuple(self.expr(i, env, subst) for i in e.items))
+        elif isinstance(e, ast.Annot):
+            return self.expr(e.expr, env, subst)
+        else:
+            raise AssertionError(e)
+        return self.typed(e, new, subst)
+
+    def var(self, e: ast.Var, env: dict[str, _Entry], subst: dict[int, Type]) -> ast.Expr:
+        entry = env.get(e.name, e.name)
+        name = entry if isinstance(entry, str) else e.name
+        if isinstance(entry, _PolyGroup):
+            scheme, instance = self.typing.instances[id(e)]
+            by_var = {v.id: self.ground(t, subst) for v, t in zip(scheme.quantified, instance)}
+            key = tuple(by_var.get(v.id, UNIT) for v in entry.quantified)
+            name = entry.instance(key)[e.name]
+        result = self.typed(e, dataclasses.replace(e, name=name), subst)
+        if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name and _has_arrow(result.ty):
+            raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
+                               "no equality or order in FL")
+        return result
+
+    def let(self, is_rec: bool, bindings: tuple[ast.Binding, ...], env: dict[str, _Entry],
+            subst: dict[int, Type], body: Callable[[dict[str, _Entry]], ast.Expr]) -> ast.Expr:
+        """Monomorphise `let [rec] bindings in body`: the body first, to learn which instances it uses."""
+        groups = self.poly_groups(is_rec, bindings)
+        inner = dict(env)
+        for binding in bindings:
+            for name in ast.pattern_names(binding.pattern):
+                inner[name] = name
+        for group in groups:
+            for name in group.members:
+                inner[name] = group
+        new_body = body(inner)
+        value_env = inner if is_rec else env
+        new_bindings: list[ast.Binding] = []
+        poly_members = {name for g in groups for name in g.members}
+        for binding in bindings:
+            if not set(ast.pattern_names(binding.pattern)) & poly_members:
+                value = self.expr(binding.value, value_env, subst)
+                new_bindings.append(dataclasses.replace(binding, pattern=self.pattern(binding.pattern, subst, {}),
+                                                        value=value))
+        for group in groups:
+            new_bindings.extend(self.instances(group, bindings, value_env, subst, is_rec))
+        if not new_bindings:
+            return new_body
+        span = bindings[0].span
+        return ast.Let(is_rec, tuple(new_bindings), new_body, span, ty=new_body.ty)
+
+    def poly_groups(self, is_rec: bool, bindings: tuple[ast.Binding, ...]) -> list[_PolyGroup]:
+        schemes: list[tuple[str, Scheme]] = []
+        for binding in bindings:
+            pattern = binding.pattern
+            while isinstance(pattern, ast.PAnnot):
+                pattern = pattern.pattern
+            scheme = self.typing.schemes.get(id(pattern))
+            if scheme is None or not scheme.quantified:
+                continue
+            if not isinstance(pattern, ast.PVar):
+                raise CompileError(pattern.span, "A polymorphic value bound by a tuple pattern is not "
+                                   "supported; bind it with its own let")
+            schemes.append((pattern.name, scheme))
+        if is_rec and schemes:
+            quantified: list[TVar] = []
+            for _, scheme in schemes:
+                quantified.extend(v for v in scheme.quantified if v not in quantified)
+            members = tuple(ast.pattern_names(b.pattern)[0] for b in bindings)
+            return [_PolyGroup(tuple(quantified), members)]
+        return [_PolyGroup(scheme.quantified, (name,)) for name, scheme in schemes]
+
+    def instances(self, group: _PolyGroup, bindings: tuple[ast.Binding, ...], env: dict[str, _Entry],
+                  subst: dict[int, Type], is_rec: bool) -> list[ast.Binding]:
+        out: list[ast.Binding] = []
+        done: set[tuple[Type, ...]] = set()
+        while len(done) < len(group.instances):
+            key = next(k for k in group.instances if k not in done)
+            done.add(key)
+            names = group.instances[key]
+            inner_subst = dict(subst)
+            inner_subst.update({v.id: t for v, t in zip(group.quantified, key)})
+            inner_env = dict(env)
+            if is_rec:
+                inner_env.update(names)
+            for binding in bindings:
+                pattern = binding.pattern
+                while isinstance(pattern, ast.PAnnot):
+                    pattern = pattern.pattern
+                if not isinstance(pattern, ast.PVar) or pattern.name not in names:
+                    continue
+                value = self.expr(binding.value, inner_env, inner_subst)
+                out.append(dataclasses.replace(binding, pattern=self.pattern(pattern, inner_subst, names),
+                                               value=value))
+        return out
+
+    def module(self, module: ast.Module) -> ast.Expr:
+        declarations = module.declarations
+
+        def from_index(index: int, env: dict[str, _Entry]) -> ast.Expr:
+            if index == len(declarations):
+                span = declarations[-1].span
+                return ast.Const(None, "unit", span, ty=UNIT)
+            decl = declarations[index]
+            return self.let(decl.is_rec, decl.bindings, env, {}, lambda inner: from_index(index + 1, inner))
+
+        return from_index(0, {})
+
+
+def _contains_arrow(t: object) -> bool:
+    return isinstance(t, TCon) and (t.name == "->" or any(_contains_arrow(a) for a in t.args))
+
+
+def _has_arrow(comparison_type: object) -> bool:
+    """Whether a comparison primitive's type `t -> t -> r` compares functions."""
+    return isinstance(comparison_type, TCon) and _contains_arrow(comparison_type.args[0])
+
+
+def monomorphise(module: ast.Module, typing: Typing) -> ast.Expr:
+    """The whole program as one monomorphic, fully typed expression of type unit."""
+    return Monomorphiser(typing).module(module)

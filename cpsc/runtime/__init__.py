@@ -1,0 +1,1 @@
+"""The C runtime linked into every executable (output buffering, strings, float formatting)."""

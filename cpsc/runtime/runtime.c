@@ -1,0 +1,103 @@
+/* The cpsc runtime: what compiled FL programs call. Every allocation goes to the Boehm GC.
+   Strings are {int64 length; bytes} records; stdout is buffered and flushed at exit, as OCaml. */
+#include <gc.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { int64_t length; char bytes[]; } fl_string;
+
+static char out_buffer[1 << 16];
+static size_t out_used;
+
+void fl_flush(void) {
+    if (out_used) fwrite(out_buffer, 1, out_used, stdout);
+    out_used = 0;
+    fflush(stdout);
+}
+
+static void out_write(const char *bytes, size_t n) {
+    if (out_used + n > sizeof out_buffer) {
+        fl_flush();
+        if (n > sizeof out_buffer) { fwrite(bytes, 1, n, stdout); return; }
+    }
+    memcpy(out_buffer + out_used, bytes, n);
+    out_used += n;
+}
+
+void *fl_alloc(int64_t bytes) { return GC_malloc((size_t)bytes); }
+
+static fl_string *make_string(const char *bytes, int64_t n) {
+    fl_string *s = GC_malloc_atomic(sizeof(fl_string) + (size_t)n + 1);
+    s->length = n;
+    memcpy(s->bytes, bytes, (size_t)n);
+    s->bytes[n] = 0;
+    return s;
+}
+
+void fl_print_int(int64_t x) { char b[32]; int n = snprintf(b, sizeof b, "%lld", (long long)x); out_write(b, (size_t)n); }
+void fl_print_char(int8_t c) { char ch = (char)c; out_write(&ch, 1); }
+void fl_print_string(fl_string *s) { out_write(s->bytes, (size_t)s->length); }
+
+static int format_float(double x, char *b, size_t size) {
+    if (isnan(x)) return snprintf(b, size, "nan");
+    if (isinf(x)) return snprintf(b, size, x > 0 ? "inf" : "-inf");
+    int n = snprintf(b, size, "%.12g", x);
+    for (int i = 0; i < n; i++) if (b[i] != '-' && (b[i] < '0' || b[i] > '9')) return n;
+    b[n++] = '.'; b[n] = 0;
+    return n;
+}
+
+void fl_print_float(double x) { char b[64]; int n = format_float(x, b, sizeof b); out_write(b, (size_t)n); }
+fl_string *fl_string_of_float(double x) { char b[64]; int n = format_float(x, b, sizeof b); return make_string(b, n); }
+fl_string *fl_string_of_int(int64_t x) { char b[32]; int n = snprintf(b, sizeof b, "%lld", (long long)x); return make_string(b, n); }
+
+fl_string *fl_concat(fl_string *a, fl_string *b) {
+    fl_string *s = GC_malloc_atomic(sizeof(fl_string) + (size_t)(a->length + b->length) + 1);
+    s->length = a->length + b->length;
+    memcpy(s->bytes, a->bytes, (size_t)a->length);
+    memcpy(s->bytes + a->length, b->bytes, (size_t)b->length);
+    s->bytes[s->length] = 0;
+    return s;
+}
+
+int64_t fl_compare_string(fl_string *a, fl_string *b) {
+    int64_t n = a->length < b->length ? a->length : b->length;
+    int c = memcmp(a->bytes, b->bytes, (size_t)n);
+    if (c != 0) return c < 0 ? -1 : 1;
+    return (a->length > b->length) - (a->length < b->length);
+}
+
+int64_t fl_compare_float(double a, double b) {
+    if (a < b) return -1;
+    if (a > b) return 1;
+    if (a == b) return 0;
+    if (isnan(a)) return isnan(b) ? 0 : -1;
+    return 1;
+}
+
+int64_t fl_int_of_float(double x) {
+    if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return INT64_MIN;
+    return (int64_t)x;
+}
+
+void fl_exit(int64_t status) { fl_flush(); exit((int)status); }
+
+void fl_uncaught(const char *description) {
+    fl_flush();
+    fprintf(stderr, "Fatal error: exception %s\n", description);
+    exit(2);
+}
+
+void fl_division_by_zero(void) { fl_uncaught("Division_by_zero"); }
+
+extern void fl_program(void);
+
+int main(void) {
+    GC_INIT();
+    fl_program();
+    fl_flush();
+    return 0;
+}

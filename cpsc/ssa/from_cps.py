@@ -1,0 +1,62 @@
+"""CPS (closure-converted) to basic-block SSA: each continuation becomes a block, its parameters
+phis, `jump k(args)` a goto plus one phi input per parameter, `jump (ret f)(v)` a return.
+Edges into a block with phis that leave a block with two successors (critical edges) are split,
+so that each phi input sits on an edge of its own."""
+
+from __future__ import annotations
+
+from cpsc.cps import ir as cps
+from cpsc.ssa import ir
+
+
+def convert_function(program: cps.Program, name: str) -> ir.Function:
+    f = program.functions[name]
+    order = cps.function_conts(program, name)
+    inputs: dict[str, list[tuple[str, tuple[cps.Operand, ...]]]] = {label: [] for label in order}
+    blocks: dict[str, tuple[tuple[cps.Binding, ...], ir.Terminator]] = {}
+    extra: list[ir.Block] = []
+    for label in order:
+        cont = program.conts[label]
+        term = cont.terminator
+        new_term: ir.Terminator
+        if isinstance(term, cps.Jump):
+            if isinstance(term.target, cps.Ret):
+                new_term = ir.Return(term.args[0])
+            else:
+                new_term = ir.Goto(term.target)
+                inputs[term.target].append((label, term.args))
+        elif isinstance(term, cps.Branch):
+            new_term = ir.CondBr(term.condition, *_split_edges(program, label, term, inputs, extra))
+        else:
+            new_term = term
+        blocks[label] = (cont.bindings, new_term)
+    out = []
+    for label in order:
+        cont = program.conts[label]
+        phis = tuple(ir.Phi(p, tuple((pred, args[i]) for pred, args in inputs[label]))
+                     for i, p in enumerate(cont.params))
+        bindings, term = blocks[label]
+        out.append(ir.Block(label, phis, bindings, term))
+    out.extend(extra)
+    preds: dict[str, list[str]] = {b.label: [] for b in out}
+    for b in out:
+        for s in ir.block_successors(b.terminator):
+            preds[s].append(b.label)
+    return ir.Function(name, f.params, f.result, tuple(out), tuple((k, tuple(v)) for k, v in preds.items()))
+
+
+def _split_edges(program: cps.Program, label: str, term: cps.Branch,
+                 inputs: dict[str, list[tuple[str, tuple[cps.Operand, ...]]]],
+                 extra: list[ir.Block]) -> tuple[str, str]:
+    targets = []
+    for target in (term.if_true, term.if_false):
+        if program.conts[target].params:  # a branch carries no arguments, so this cannot happen
+            raise AssertionError(f"branch to {target}, which has parameters")
+        targets.append(target)
+    return targets[0], targets[1]
+
+
+def to_ssa(program: cps.Program) -> ir.Module:
+    """Requires a closed program (after `closure_convert`): no callc, no free variables."""
+    assert program.closed, "closure-convert first"
+    return ir.Module(tuple(convert_function(program, name) for name in sorted(program.functions)), program.main)

@@ -1,0 +1,73 @@
+"""An interpreter for SSA modules: phis are read in parallel on the edge taken."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cpsc.cps import ir as cps
+from cpsc.cps.interp import ClosureValue
+from cpsc.cps.primops import evaluate
+from cpsc.ssa import ir
+from cpsc.syntax.values import Machine, Outcome, run_deep
+
+
+class SsaInterpreter:
+    def __init__(self, module: ir.Module) -> None:
+        self.functions = {f.name: f for f in module.functions}
+        self.blocks = {f.name: {b.label: b for b in f.blocks} for f in module.functions}
+        self.main = module.main
+        self.machine = Machine()
+
+    def call(self, name: str, args: list[Any]) -> Any:
+        while True:
+            f = self.functions[name]
+            env: dict[str, Any] = dict(zip((p.name for p in f.params), args))
+            blocks = self.blocks[name]
+            block, previous = f.blocks[0], ""
+            while True:
+                if block.phis:
+                    incoming = [self.operand(dict(phi.inputs)[previous], env) for phi in block.phis]
+                    env.update(zip((phi.var.name for phi in block.phis), incoming))
+                for x in block.instructions:
+                    env[x.var.name] = self.value(x.value, env)
+                term = block.terminator
+                if isinstance(term, ir.Goto):
+                    previous, block = block.label, blocks[term.target]
+                elif isinstance(term, ir.CondBr):
+                    target = term.if_true if self.operand(term.condition, env) else term.if_false
+                    previous, block = block.label, blocks[target]
+                else:
+                    break
+            if isinstance(term, ir.Return):
+                return self.operand(term.value, env)
+            args = [self.operand(a, env) for a in term.args]
+            if isinstance(term, cps.TailCall):
+                name = term.function
+            else:
+                closure = self.operand(term.closure, env)
+                name, args = closure.function, [closure] + args
+
+    def operand(self, o: cps.Operand, env: dict[str, Any]) -> Any:
+        return o.value if isinstance(o, cps.Const) else env[o.name]
+
+    def value(self, v: cps.Value, env: dict[str, Any]) -> Any:
+        ops = [self.operand(o, env) for o in cps.value_operands(v)]
+        if isinstance(v, cps.Prim):
+            return evaluate(v.op, ops, self.machine.out)
+        if isinstance(v, cps.Call):
+            return self.call(v.function, ops)
+        if isinstance(v, cps.Apply):
+            return self.call(ops[0].function, ops)
+        if isinstance(v, cps.MakeClosure):
+            return ClosureValue(v.function, None, tuple(ops))
+        if isinstance(v, cps.MakeTuple):
+            return tuple(ops)
+        if isinstance(v, cps.Field):
+            record = ops[0]
+            return record.captured[v.index] if isinstance(record, ClosureValue) else record[v.index]
+        raise AssertionError(f"callc in SSA: {v}")
+
+
+def run_ssa(module: ir.Module) -> Outcome:
+    interpreter = SsaInterpreter(module)
+    return run_deep(lambda: interpreter.machine.finish(lambda: interpreter.call(module.main, [])))

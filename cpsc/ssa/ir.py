@@ -1,0 +1,85 @@
+"""Basic-block SSA. A function is a list of blocks; a block's phis come first, then
+instructions, then one terminator; `preds` is the explicit CFG, kept coherent with terminators.
+Values are CPS variables (unique names), printed `%name`; instructions reuse the CPS value nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from cpsc.cps import ir as cps
+
+Operand = cps.Operand
+
+
+@dataclass(frozen=True)
+class Phi:
+    var: cps.Var
+    inputs: tuple[tuple[str, Operand], ...]  # (predecessor label, value on that edge)
+
+
+@dataclass(frozen=True)
+class Return:
+    value: Operand
+
+
+@dataclass(frozen=True)
+class Goto:
+    target: str
+
+
+@dataclass(frozen=True)
+class CondBr:
+    condition: Operand
+    if_true: str
+    if_false: str
+
+
+Terminator = Union[Return, Goto, CondBr, cps.TailCall, cps.TailApply]
+
+
+@dataclass(frozen=True)
+class Block:
+    label: str
+    phis: tuple[Phi, ...]
+    instructions: tuple[cps.Binding, ...]
+    terminator: Terminator
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    params: tuple[cps.Var, ...]
+    result: cps.Type
+    blocks: tuple[Block, ...]  # the first is the entry
+    preds: tuple[tuple[str, tuple[str, ...]], ...]  # the CFG: block -> predecessors
+
+    def predecessors(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.preds)
+
+
+@dataclass(frozen=True)
+class Module:
+    functions: tuple[Function, ...]
+    main: str
+
+
+def block_successors(term: Terminator) -> list[str]:
+    if isinstance(term, Goto):
+        return [term.target]
+    if isinstance(term, CondBr):
+        return [term.if_true, term.if_false]
+    return []
+
+
+def terminator_operands(term: Terminator) -> tuple[Operand, ...]:
+    if isinstance(term, Return):
+        return (term.value,)
+    if isinstance(term, CondBr):
+        return (term.condition,)
+    if isinstance(term, cps.TailApply):
+        return (term.closure,) + term.args
+    if isinstance(term, cps.TailCall):
+        return term.args
+    return ()

@@ -1,0 +1,1 @@
+"""Front end: source text to AST (lexing, parsing, diagnostics, the reference interpreter)."""

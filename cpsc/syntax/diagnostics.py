@@ -1,0 +1,62 @@
+"""Source locations and compiler diagnostics in the common `file:line:col: error: ...` form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a source file; lines and columns count from 1, `end_col` is exclusive."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NO_SPAN = Span("<builtin>", 0, 0, 0, 0)
+
+
+class CompileError(Exception):
+    """A diagnostic about the user's program; the CLI prints it and exits with status 1."""
+
+    def __init__(self, span: Span, message: str, notes: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.span = span
+        self.message = message
+        self.notes = notes
+
+
+class SourceFiles:
+    """The texts of the files a compilation read, to quote lines in diagnostics."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+
+    def add(self, name: str, text: str) -> None:
+        self._texts[name] = text
+
+    def line(self, name: str, number: int) -> str | None:
+        text = self._texts.get(name)
+        if text is None:
+            return None
+        lines = text.split("\n")
+        return lines[number - 1] if 0 < number <= len(lines) else None
+
+
+def render(error: CompileError, sources: SourceFiles, severity: str = "error") -> str:
+    """Format a diagnostic with the offending source line and a caret underline."""
+    span = error.span
+    out = [f"{span}: {severity}: {error.message}"]
+    source_line = sources.line(span.file, span.line)
+    if source_line is not None:
+        width = span.end_col - span.col if span.end_line == span.line else len(source_line) - span.col + 1
+        out.append(f"  {span.line:>4} | {source_line}")
+        out.append("       | " + " " * (span.col - 1) + "^" + "~" * max(0, width - 1))
+    out.extend(f"note: {note}" for note in error.notes)
+    return "\n".join(out)

@@ -1,0 +1,134 @@
+"""Run-time support shared by the three interpreters: output buffering, primitive semantics."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from cpsc.syntax import builtins as b
+
+
+@dataclass
+class Outcome:
+    """What running a program did: its stdout bytes (as latin-1 text), stderr and exit status."""
+
+    stdout: str
+    stderr: str = ""
+    status: int = 0
+
+
+@dataclass
+class Machine:
+    """The state an interpreted program prints to."""
+
+    out: list[str] = field(default_factory=list)
+
+    def finish(self, run: Callable[[], Any]) -> Outcome:
+        try:
+            run()
+        except b.FlExit as done:
+            return Outcome("".join(self.out), "", done.status)
+        except b.FlRuntimeError as err:
+            return Outcome("".join(self.out), f"Fatal error: exception {err.description}\n", 2)
+        except RecursionError:
+            return Outcome("".join(self.out), "Fatal error: exception Stack_overflow\n", 2)
+        return Outcome("".join(self.out))
+
+
+def run_deep(function: Callable[[], Outcome]) -> Outcome:
+    """Run an interpreter with a deep Python stack, so that deep FL recursion works."""
+    result: list[Outcome] = []
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1_000_000)
+    threading.stack_size(512 * 1024 * 1024)
+    try:
+        thread = threading.Thread(target=lambda: result.append(function()))
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(0)
+        sys.setrecursionlimit(old_limit)
+    return result[0]
+
+
+def float_op(name: str, a: float, c: float) -> float:
+    if name == "+.":
+        return a + c
+    if name == "-.":
+        return a - c
+    if name == "*.":
+        return a * c
+    if name == "/.":
+        return b.float_div(a, c)
+    return b.float_pow(a, c)
+
+
+INT_BINARY: dict[str, Callable[[int, int], int]] = {
+    "+": lambda x, y: b.wrap(x + y), "-": lambda x, y: b.wrap(x - y),
+    "*": lambda x, y: b.wrap(x * y), "/": b.int_div, "mod": b.int_mod,
+    "land": lambda x, y: x & y, "lor": lambda x, y: x | y, "lxor": lambda x, y: x ^ y,
+    "lsl": b.shift_left, "lsr": b.shift_right_logical, "asr": b.shift_right_arith,
+}
+
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "=": b.equal_values, "<>": lambda x, y: not b.equal_values(x, y),
+    "<": lambda x, y: b.compare_values(x, y) < 0 and not _unordered(x, y),
+    ">": lambda x, y: b.compare_values(x, y) > 0 and not _unordered(x, y),
+    "<=": lambda x, y: b.compare_values(x, y) <= 0 and not _unordered(x, y),
+    ">=": lambda x, y: b.compare_values(x, y) >= 0 and not _unordered(x, y),
+    "==": lambda x, y: x is y if isinstance(x, tuple) else b.equal_values(x, y),
+    "!=": lambda x, y: not (x is y if isinstance(x, tuple) else b.equal_values(x, y)),
+    "compare": b.compare_values,
+}
+
+
+def _unordered(x: Any, y: Any) -> bool:
+    """IEEE comparisons involving nan are false (OCaml's <, <=, >, >= on floats)."""
+    if isinstance(x, tuple):
+        return any(_unordered(p, q) for p, q in zip(x, y))
+    return isinstance(x, float) and (x != x or y != y)
+
+
+def unary(machine: Machine, name: str, x: Any) -> Any:
+    """The one-argument primitives, including the ones with effects."""
+    if name == "print_int":
+        machine.out.append(str(x))
+    elif name == "print_float":
+        machine.out.append(b.format_float(x))
+    elif name in ("print_string", "print_char"):
+        machine.out.append(x)
+    elif name == "flush_stdout":
+        pass
+    elif name == "exit":
+        raise b.FlExit(x)
+    else:
+        return PURE_UNARY[name](x)
+    return None
+
+
+PURE_UNARY: dict[str, Callable[[Any], Any]] = {
+    "~-": lambda x: b.wrap(-x), "~-.": lambda x: -x, "not": lambda x: not x,
+    "string_of_int": str, "string_of_float": b.format_float, "float_of_int": float,
+    "int_of_float": b.int_of_float, "floor": lambda x: float(__import__("math").floor(x)) if x == x and abs(x) != float("inf") else x,
+    "abs_float": abs,
+    "sqrt": lambda x: b.float_unary("sqrt", x), "exp": lambda x: b.float_unary("exp", x),
+    "log": lambda x: b.float_unary("log", x), "sin": lambda x: b.float_unary("sin", x),
+    "cos": lambda x: b.float_unary("cos", x),
+}
+
+
+def binary(name: str, x: Any, y: Any) -> Any:
+    if name in INT_BINARY:
+        return INT_BINARY[name](x, y)
+    if name in COMPARE:
+        return COMPARE[name](x, y)
+    if name == "^":
+        return x + y
+    return float_op(name, x, y)
+
+
+BINARY_NAMES = frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**"}
+UNARY_NAMES = frozenset(PURE_UNARY) | {"print_int", "print_float", "print_string", "print_char",
+                                       "flush_stdout", "exit"}

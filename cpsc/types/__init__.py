@@ -1,0 +1,1 @@
+"""Hindley-Milner type inference with let-polymorphism and the value restriction."""

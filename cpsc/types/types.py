@@ -1,0 +1,102 @@
+"""Type terms. Type variables are union-find nodes with levels (Remy's generalisation)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Union
+
+_ids = itertools.count()
+
+
+class TVar:
+    """A unification variable; `link` is set when it is bound (only during inference)."""
+
+    __slots__ = ("id", "level", "link")
+
+    def __init__(self, level: int) -> None:
+        self.id = next(_ids)
+        self.level = level
+        self.link: Type | None = None
+
+    def __repr__(self) -> str:
+        return f"TVar({self.id})" if self.link is None else repr(self.link)
+
+
+@dataclass(frozen=True)
+class TCon:
+    """A type constructor: int, float, bool, char, string, unit, `->` (2 args), `*` (n args)."""
+
+    name: str
+    args: tuple[Type, ...] = ()
+
+
+Type = Union[TVar, TCon]
+
+INT = TCon("int")
+FLOAT = TCon("float")
+BOOL = TCon("bool")
+CHAR = TCon("char")
+STRING = TCon("string")
+UNIT = TCon("unit")
+BASE_TYPES = {t.name: t for t in (INT, FLOAT, BOOL, CHAR, STRING, UNIT)}
+
+
+def arrow(param: Type, result: Type) -> TCon:
+    return TCon("->", (param, result))
+
+
+def tuple_type(items: list[Type] | tuple[Type, ...]) -> TCon:
+    return TCon("*", tuple(items))
+
+
+def resolve(t: Type) -> Type:
+    """Follow links (with path compression)."""
+    while isinstance(t, TVar) and t.link is not None:
+        if isinstance(t.link, TVar) and t.link.link is not None:
+            t.link = t.link.link
+        t = t.link
+    return t
+
+
+def zonk(t: Type) -> Type:
+    """Resolve links everywhere inside a type."""
+    t = resolve(t)
+    if isinstance(t, TCon) and t.args:
+        return TCon(t.name, tuple(zonk(a) for a in t.args))
+    return t
+
+
+def is_ground(t: Type) -> bool:
+    t = resolve(t)
+    return isinstance(t, TCon) and all(is_ground(a) for a in t.args)
+
+
+def show(t: Type, names: dict[int, str] | None = None) -> str:
+    """Print a type in OCaml's notation, naming variables 'a, 'b, ... in order of appearance."""
+    names = {} if names is None else names
+
+    def go(t: Type, prec: int) -> str:
+        t = resolve(t)
+        if isinstance(t, TVar):
+            if t.id not in names:
+                names[t.id] = "'" + _var_name(len(names))
+            return names[t.id]
+        if t.name == "->":
+            text = f"{go(t.args[0], 1)} -> {go(t.args[1], 0)}"
+            return f"({text})" if prec > 0 else text
+        if t.name == "*":
+            text = " * ".join(go(a, 2) for a in t.args)
+            return f"({text})" if prec > 1 else text
+        if not t.args:
+            return t.name
+        if len(t.args) == 1:
+            return f"{go(t.args[0], 2)} {t.name}"
+        return "(" + ", ".join(go(a, 0) for a in t.args) + ") " + t.name
+
+    return go(t, 0)
+
+
+def _var_name(index: int) -> str:
+    letter = chr(ord("a") + index % 26)
+    return letter if index < 26 else f"{letter}{index // 26}"
