@@ -85,7 +85,7 @@ def show_value(v: ir.Value, fmt: OperandFormat = show_operand) -> str:
     if isinstance(v, ir.MakeTuple):
         return f"tuple{_args(v.items, fmt)}"
     if isinstance(v, ir.Field):
-        return f"field {fmt(v.record)}.{v.index}"
+        return f"field {fmt(v.record)} #{v.index}"
     return f"callc {v.target}{_args(v.args, fmt)} ret {v.ret}"
 
 

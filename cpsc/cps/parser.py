@@ -1,0 +1,206 @@
+"""Read the text form of the CPS IR back (the inverse of `cpsc.cps.printer`)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from pyrsistent import pmap
+
+from cpsc.cps import ir
+from cpsc.syntax.parser import lang_file
+from cpsc.types.types import BASE_TYPES, BOOL, CHAR, FLOAT, INT, STRING, UNIT, TCon
+
+
+@functools.cache
+def _parser() -> Lark:
+    return Lark(lang_file("cps.lark"), parser="lalr")
+
+
+def unescape(body: str) -> str:
+    out, i = [], 0
+    while i < len(body):
+        if body[i] == "\\":
+            if body[i + 1] == "x":
+                out.append(chr(int(body[i + 2:i + 4], 16)))
+                i += 4
+            else:
+                out.append(body[i + 1])
+                i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+class _Pending:
+    """A variable operand; its type is known only once every definition has been read."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _Build(Transformer[Any, Any]):
+    def start(self, items: list[Any]) -> Any:
+        closed = len(items) > 1 and isinstance(items[1], Token) and items[1].type == "CLOSED"
+        return str(items[0]), closed, [i for i in items[1:] if isinstance(i, tuple)]
+
+    def function(self, items: list[Any]) -> Any:
+        name, params, result = str(items[0]), items[1], items[2]
+        rest = items[3:]
+        parent = str(rest[0]) if len(rest) >= 3 and isinstance(rest[2], Token) else None
+        if parent is not None:
+            rest = rest[1:]
+        entry = str(rest[0])
+        conts = [c for c in rest[2:] if isinstance(c, dict)]
+        return ("function", ir.Function(name, params, result, entry, parent), conts)
+
+    def cont(self, items: list[Any]) -> Any:
+        return {"label": str(items[0]), "params": items[1], "bindings": items[2:-1], "terminator": items[-1]}
+
+    def params(self, items: list[Any]) -> tuple[ir.Var, ...]:
+        return tuple(i for i in items if i is not None)
+
+    def param(self, items: list[Any]) -> ir.Var:
+        return ir.Var(str(items[0]), items[1])
+
+    def binding(self, items: list[Any]) -> Any:
+        return (ir.Var(str(items[0]), items[1]), items[2])
+
+    def args(self, items: list[Any]) -> tuple[Any, ...]:
+        return tuple(i for i in items if i is not None)
+
+    def prim(self, items: list[Any]) -> Any:
+        return ("prim", str(items[0]), items[1])
+
+    def call(self, items: list[Any]) -> Any:
+        return ("call", str(items[0]), items[1])
+
+    def apply(self, items: list[Any]) -> Any:
+        return ("apply", items[0], items[1])
+
+    def closure(self, items: list[Any]) -> Any:
+        return ("closure", str(items[0]), items[1])
+
+    def tuple(self, items: list[Any]) -> Any:
+        return ("tuple", items[0])
+
+    def field(self, items: list[Any]) -> Any:
+        return ("field", items[0], int(items[1]))
+
+    def callc(self, items: list[Any]) -> Any:
+        return ("callc", str(items[0]), items[1], str(items[2]))
+
+    def jump(self, items: list[Any]) -> Any:
+        return ("jump", items[0], items[1])
+
+    def target(self, items: list[Any]) -> Any:
+        return str(items[0])
+
+    def ret(self, items: list[Any]) -> Any:
+        return ir.Ret(str(items[0]))
+
+    def branch(self, items: list[Any]) -> Any:
+        return ("br", items[0], str(items[1]), str(items[2]))
+
+    def tailcall(self, items: list[Any]) -> Any:
+        return ("tailcall", str(items[0]), items[1])
+
+    def tailapply(self, items: list[Any]) -> Any:
+        return ("tailapply", items[0], items[1])
+
+    def var(self, items: list[Any]) -> Any:
+        return _Pending(str(items[0]))
+
+    def int(self, items: list[Any]) -> Any:
+        return ir.Const(int(items[0]), INT)
+
+    def float(self, items: list[Any]) -> Any:
+        return ir.Const(float(items[0]), FLOAT)
+
+    def special_float(self, items: list[Any]) -> Any:
+        return ir.Const({"#nan": float("nan"), "#inf": float("inf"), "#-inf": float("-inf")}[str(items[0])], FLOAT)
+
+    def true(self, items: list[Any]) -> Any:
+        return ir.Const(True, BOOL)
+
+    def false(self, items: list[Any]) -> Any:
+        return ir.Const(False, BOOL)
+
+    def unit(self, items: list[Any]) -> Any:
+        return ir.Const(None, UNIT)
+
+    def char(self, items: list[Any]) -> Any:
+        return ir.Const(unescape(str(items[0])[1:-1]), CHAR)
+
+    def string(self, items: list[Any]) -> Any:
+        return ir.Const(unescape(str(items[0])[1:-1]), STRING)
+
+    def base_type(self, items: list[Any]) -> TCon:
+        name = str(items[0])
+        if name not in BASE_TYPES:
+            raise ValueError(f"unknown type {name}")
+        return BASE_TYPES[name]
+
+    def arrow_type(self, items: list[Any]) -> TCon:
+        return TCon("->", (items[0], items[1]))
+
+    def tuple_type(self, items: list[Any]) -> TCon:
+        return TCon("*", tuple(items))
+
+
+def parse_program(text: str) -> ir.Program:
+    """Parse IR text; variable operands get the type of their (unique) binding."""
+    main, closed, functions = _Build().transform(_parser().parse(text))
+    types: dict[str, TCon] = {}
+    for _, f, conts in functions:
+        types.update({p.name: p.type for p in f.params})
+        for c in conts:
+            types.update({p.name: p.type for p in c["params"]})
+            types.update({var.name: var.type for var, _ in c["bindings"]})
+
+    def op(o: Any) -> ir.Operand:
+        if isinstance(o, _Pending):
+            if o.name not in types:
+                raise ValueError(f"variable {o.name} is never bound")
+            return ir.Var(o.name, types[o.name])
+        return o  # type: ignore[no-any-return]
+
+    def ops(os: tuple[Any, ...]) -> tuple[ir.Operand, ...]:
+        return tuple(op(o) for o in os)
+
+    def value(v: Any) -> ir.Value:
+        kind = v[0]
+        if kind == "prim":
+            return ir.Prim(v[1], ops(v[2]))
+        if kind == "call":
+            return ir.Call(v[1], ops(v[2]))
+        if kind == "apply":
+            return ir.Apply(op(v[1]), ops(v[2]))
+        if kind == "closure":
+            return ir.MakeClosure(v[1], ops(v[2]))
+        if kind == "tuple":
+            return ir.MakeTuple(ops(v[1]))
+        if kind == "field":
+            return ir.Field(op(v[1]), v[2])
+        return ir.CallC(v[1], ops(v[2]), v[3])
+
+    def terminator(t: Any) -> ir.Terminator:
+        kind = t[0]
+        if kind == "jump":
+            return ir.Jump(t[1], ops(t[2]))
+        if kind == "br":
+            return ir.Branch(op(t[1]), t[2], t[3])
+        if kind == "tailcall":
+            return ir.TailCall(t[1], ops(t[2]))
+        return ir.TailApply(op(t[1]), ops(t[2]))
+
+    fns: dict[str, ir.Function] = {}
+    conts: dict[str, ir.Cont] = {}
+    for _, f, cs in functions:
+        fns[f.name] = f
+        for c in cs:
+            bindings = tuple(ir.Binding(var, value(v)) for var, v in c["bindings"])
+            conts[c["label"]] = ir.Cont(c["label"], f.name, c["params"], bindings, terminator(c["terminator"]))
+    return ir.Program(pmap(fns), pmap(conts), main, closed)

@@ -1,0 +1,251 @@
+"""The CPS verifier (run after every pass in tests and with `--verify`).
+
+Checks: every variable is bound once; every use is dominated by its definition (uses of a
+variable of another function: only from a function nested in the defining one, and never once
+the program is closed); continuations are second-class and belong to the function that names
+them; `ret f` is used only inside `f`; jump arities and types match; every value is well typed.
+"""
+
+from __future__ import annotations
+
+from cpsc.cps import ir
+from cpsc.cps.primops import PRIMOPS
+from cpsc.cps.printer import show_type
+from cpsc.types.types import BOOL, TCon
+
+
+class VerifyError(Exception):
+    pass
+
+
+def _arrow(params: tuple[ir.Var, ...] | list[TCon], result: TCon) -> TCon:
+    for p in reversed(params):
+        result = TCon("->", (p.type if isinstance(p, ir.Var) else p, result))
+    return result
+
+
+class Verifier:
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self.defined_in: dict[str, tuple[str, str, int]] = {}  # var -> (function, label, index)
+        self.returns: dict[str, tuple[str, TCon]] = {}  # callc return label -> (function, type)
+
+    def fail(self, where: str, message: str) -> None:
+        raise VerifyError(f"{where}: {message}")
+
+    def run(self) -> None:
+        p = self.program
+        if p.main not in p.functions:
+            self.fail("program", f"main function {p.main} does not exist")
+        self.collect_definitions()
+        for f in p.functions.values():
+            if f.parent is not None and f.parent not in p.functions:
+                self.fail(f"function {f.name}", f"parent {f.parent} does not exist")
+            if f.entry not in p.conts or p.conts[f.entry].function != f.name:
+                self.fail(f"function {f.name}", f"entry {f.entry} is not a continuation of {f.name}")
+            if p.conts[f.entry].params:
+                self.fail(f"function {f.name}", "its entry continuation takes parameters")
+        for f in p.functions:
+            self.check_dominance(f)
+        for cont in p.conts.values():
+            self.check_cont(cont)
+
+    def collect_definitions(self) -> None:
+        p = self.program
+
+        def define(var: ir.Var, function: str, label: str, index: int) -> None:
+            if var.name in self.defined_in:
+                self.fail(f"continuation {label}", f"variable {var.name} is bound more than once")
+            self.defined_in[var.name] = (function, label, index)
+
+        for f in p.functions.values():
+            for param in f.params:
+                define(param, f.name, f.entry, -2)
+        for cont in p.conts.values():
+            if cont.function not in p.functions:
+                self.fail(f"continuation {cont.label}", f"belongs to unknown function {cont.function}")
+            for param in cont.params:
+                define(param, cont.function, cont.label, -1)
+            for i, b in enumerate(cont.bindings):
+                define(b.var, cont.function, cont.label, i)
+                if isinstance(b.value, ir.CallC):
+                    if b.value.ret in p.conts or b.value.ret in self.returns:
+                        self.fail(f"continuation {cont.label}", f"return point {b.value.ret} is not a fresh label")
+                    self.returns[b.value.ret] = (cont.function, b.var.type)
+
+    # ---------------------------------------------------------------- scope
+    def check_dominance(self, function: str) -> None:
+        labels = ir.function_conts(self.program, function)
+        preds: dict[str, list[str]] = {label: [] for label in labels}
+        for label in labels:
+            for s in ir.successors(self.program.conts[label]):
+                if s in preds:
+                    preds[s].append(label)
+        dom = {label: set(labels) for label in labels}
+        entry = labels[0]
+        dom[entry] = {entry}
+        changed = True
+        while changed:
+            changed = False
+            for label in labels[1:]:
+                incoming = [dom[q] for q in preds[label]]
+                new = (set.intersection(*incoming) if incoming else set()) | {label}
+                if new != dom[label]:
+                    dom[label], changed = new, True
+        for label in labels:
+            cont = self.program.conts[label]
+            for i, b in enumerate(cont.bindings):
+                for o in ir.value_operands(b.value):
+                    self.check_use(o, function, label, i, dom)
+            for o in ir.terminator_operands(cont.terminator):
+                self.check_use(o, function, label, len(cont.bindings), dom)
+
+    def check_use(self, o: ir.Operand, function: str, label: str, index: int, dom: dict[str, set[str]]) -> None:
+        if not isinstance(o, ir.Var):
+            return
+        where = f"continuation {label}"
+        if o.name not in self.defined_in:
+            self.fail(where, f"variable {o.name} is used but never bound")
+        def_function, def_label, def_index = self.defined_in[o.name]
+        def_type = self.type_of(o.name)
+        if def_type != o.type:
+            self.fail(where, f"variable {o.name} is used at type {show_type(o.type)} but bound at "
+                      f"type {show_type(def_type)}")
+        if def_function != function:
+            if self.program.closed or not self.is_ancestor(def_function, function):
+                self.fail(where, f"variable {o.name} of function {def_function} is used in function "
+                          f"{function}, which is not nested in it")
+            return
+        if def_index == -2:
+            return
+        if def_label == label and def_index >= index or def_label != label and def_label not in dom[label]:
+            self.fail(where, f"the definition of {o.name} (in {def_label}) does not dominate this use")
+
+    def type_of(self, name: str) -> TCon:
+        function, label, index = self.defined_in[name]
+        if index == -2:
+            return next(p.type for p in self.program.functions[function].params if p.name == name)
+        cont = self.program.conts[label]
+        if index == -1:
+            return next(p.type for p in cont.params if p.name == name)
+        return cont.bindings[index].var.type
+
+    def is_ancestor(self, ancestor: str, function: str) -> bool:
+        current: str | None = self.program.functions[function].parent
+        while current is not None:
+            if current == ancestor:
+                return True
+            current = self.program.functions[current].parent
+        return False
+
+    # ---------------------------------------------------------------- types and targets
+    def check_args(self, where: str, what: str, params: list[TCon], args: tuple[ir.Operand, ...]) -> None:
+        if len(params) != len(args):
+            self.fail(where, f"{what} expects {len(params)} arguments but is given {len(args)}")
+        for i, (t, a) in enumerate(zip(params, args)):
+            if a.type != t:
+                self.fail(where, f"argument {i + 1} of {what} has type {show_type(a.type)} but "
+                          f"{show_type(t)} is expected")
+
+    def check_label(self, where: str, cont: ir.Cont, label: str) -> ir.Cont:
+        target = self.program.conts.get(label)
+        if target is None:
+            self.fail(where, f"jump to unknown continuation {label}")
+            raise AssertionError
+        if target.function != cont.function:
+            self.fail(where, f"continuation {label} belongs to function {target.function}, not "
+                      f"{cont.function}: continuations are local to their function")
+        return target
+
+    def check_cont(self, cont: ir.Cont) -> None:
+        where = f"continuation {cont.label}"
+        for b in cont.bindings:
+            self.check_value(where, cont, b)
+        term = cont.terminator
+        function = self.program.functions[cont.function]
+        if isinstance(term, ir.Jump):
+            if isinstance(term.target, ir.Ret):
+                if term.target.function != cont.function:
+                    self.fail(where, f"ret {term.target.function} is used inside function {cont.function}; "
+                              "a return continuation is only usable in its own function")
+                self.check_args(where, f"ret {cont.function}", [function.result], term.args)
+            elif term.target in self.returns:
+                owner, t = self.returns[term.target]
+                if owner != cont.function:
+                    self.fail(where, f"return point {term.target} belongs to function {owner}")
+                self.check_args(where, f"return point {term.target}", [t], term.args)
+            else:
+                target = self.check_label(where, cont, term.target)
+                self.check_args(where, f"continuation {target.label}", [p.type for p in target.params], term.args)
+        elif isinstance(term, ir.Branch):
+            if term.condition.type != BOOL:
+                self.fail(where, f"branch condition has type {show_type(term.condition.type)}, not bool")
+            for label in (term.if_true, term.if_false):
+                if self.check_label(where, cont, label).params:
+                    self.fail(where, f"branch target {label} takes parameters")
+        elif isinstance(term, ir.TailCall):
+            callee = self.known(where, term.function)
+            self.check_args(where, f"function {callee.name}", [p.type for p in callee.params], term.args)
+            if callee.result != function.result:
+                self.fail(where, f"tail call of {callee.name} returns {show_type(callee.result)} but "
+                          f"{cont.function} returns {show_type(function.result)}")
+        else:
+            result = self.check_apply(where, term.closure, term.args)
+            if result != function.result:
+                self.fail(where, f"tail call returns {show_type(result)} but {cont.function} returns "
+                          f"{show_type(function.result)}")
+
+    def known(self, where: str, name: str) -> ir.Function:
+        f = self.program.functions.get(name)
+        if f is None:
+            self.fail(where, f"call of unknown function {name}")
+            raise AssertionError
+        return f
+
+    def check_apply(self, where: str, closure: ir.Operand, args: tuple[ir.Operand, ...]) -> TCon:
+        t = closure.type
+        if t.name != "->" or len(args) != 1:
+            self.fail(where, f"apply of {show_type(t)}, which is not a function of one argument")
+        self.check_args(where, "closure", [t.args[0]], args)  # type: ignore[list-item]
+        return t.args[1]  # type: ignore[return-value]
+
+    def check_value(self, where: str, cont: ir.Cont, b: ir.Binding) -> None:
+        v, t = b.value, b.var.type
+        expected: TCon | None = None
+        if isinstance(v, ir.Prim):
+            op = PRIMOPS.get(v.op)
+            if op is None:
+                self.fail(where, f"unknown primitive {v.op}")
+                return
+            self.check_args(where, f"primitive {v.op}", list(op.params), v.args)
+            expected = None if v.op == "exit" else op.result
+        elif isinstance(v, ir.Call):
+            callee = self.known(where, v.function)
+            self.check_args(where, f"function {callee.name}", [p.type for p in callee.params], v.args)
+            expected = callee.result
+        elif isinstance(v, ir.Apply):
+            expected = self.check_apply(where, v.closure, v.args)
+        elif isinstance(v, ir.MakeClosure):
+            f = self.known(where, v.function)
+            expected = f.params[0].type if self.program.closed else _arrow(f.params, f.result)
+            if not self.program.closed and (len(f.params) != 1 or v.captured):
+                self.fail(where, f"closure of {f.name}: only unary functions are values, captures are implicit")
+        elif isinstance(v, ir.MakeTuple):
+            expected = TCon("*", tuple(i.type for i in v.items))
+        elif isinstance(v, ir.Field):
+            if v.record.type.name == "*":
+                if not 0 <= v.index < len(v.record.type.args):
+                    self.fail(where, f"field {v.index} of a {len(v.record.type.args)}-tuple")
+                expected = v.record.type.args[v.index]  # type: ignore[assignment]
+            elif not (self.program.closed and v.record.type.name == "->"):
+                self.fail(where, f"field of {show_type(v.record.type)}, which is not a tuple")
+        else:
+            target = self.check_label(where, cont, v.target)
+            self.check_args(where, f"continuation {target.label}", [p.type for p in target.params], v.args)
+        if expected is not None and expected != t:
+            self.fail(where, f"{b.var.name} is declared {show_type(t)} but its value has type {show_type(expected)}")
+
+
+def verify(program: ir.Program) -> None:
+    """Raise `VerifyError` with a message naming the place and the broken rule."""
+    Verifier(program).run()

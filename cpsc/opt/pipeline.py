@@ -1,0 +1,49 @@
+"""The pass registry and the `-O` levels: the CLI (`--passes`, `--dump-after`, `--time-passes`)
+and the REPL find passes here by name."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+from cpsc.cps import ir
+from cpsc.opt.simplify import simplify_with_stats
+
+
+@dataclass(frozen=True)
+class Pass:
+    name: str
+    run: Callable[[ir.Program], tuple[ir.Program, Counter[str]]]
+    doc: str
+
+
+PASSES: dict[str, Pass] = {
+    "simplify": Pass("simplify", simplify_with_stats,
+                     "dead code, constant and branch folding, block merging, jump threading, phi simplification"),
+}
+
+LEVELS: dict[int, list[str]] = {0: [], 1: ["simplify"], 2: ["simplify"], 3: ["simplify"]}
+
+
+@dataclass
+class PassReport:
+    name: str
+    seconds: float
+    counts: Counter[str]
+
+
+def run_pipeline(program: ir.Program, names: list[str],
+                 after_each: Callable[[str, ir.Program], None] | None = None) -> tuple[ir.Program, list[PassReport]]:
+    """Run the named passes in order; `after_each` sees every intermediate program (verify, dump)."""
+    reports = []
+    for name in names:
+        if name not in PASSES:
+            raise KeyError(f"unknown pass '{name}' (known: {', '.join(sorted(PASSES))})")
+        start = time.perf_counter()
+        program, counts = PASSES[name].run(program)
+        reports.append(PassReport(name, time.perf_counter() - start, counts))
+        if after_each is not None:
+            after_each(name, program)
+    return program, reports

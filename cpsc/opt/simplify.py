@@ -1,0 +1,245 @@
+"""`simplify`: shrinking reductions to a fixed point.
+
+Each reduction only ever makes the program smaller or leaves it alone, so the fixed point is
+reached quickly. Relies on: unique names (so substitutions can be applied program-wide) and
+a verified input (so a value passed on every incoming edge dominates the continuation).
+
+- callc splitting: a `callc` region's return point becomes a block (`ret r` becomes `r(x)`)
+- constant folding of pure primitives, and branch folding on constants
+- dead values (pure bindings nobody uses), unreachable continuations, unreferenced functions
+- inlining of continuations jumped to exactly once (block merging)
+- eta-reduction of forwarding continuations `k(xs) = jump j(xs)` (jump threading)
+- parameter (phi) copy propagation `phi(v, v) = v`, and dead-parameter elimination
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from cpsc.cps import ir
+from cpsc.cps.primops import PRIMOPS, evaluate
+from cpsc.cps.rewrite import (
+    function_references, label_census, rename_cont, split_callc, use_census,
+)
+
+Stats = Counter[str]
+
+
+def _rename_everywhere(program: ir.Program, renaming: dict[str, ir.Operand]) -> ir.Program:
+    if not renaming:
+        return program
+    # resolve chains a -> b -> c
+    def final(o: ir.Operand) -> ir.Operand:
+        seen = 0
+        while isinstance(o, ir.Var) and o.name in renaming and seen < 1000:
+            o, seen = renaming[o.name], seen + 1
+        return o
+    resolved = {name: final(o) for name, o in renaming.items()}
+    changed = {label: rename_cont(c, resolved) for label, c in program.conts.items()}
+    return program.with_conts(changed)
+
+
+def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
+    renaming: dict[str, ir.Operand] = {}
+    changed: dict[str, ir.Cont] = {}
+    for cont in program.conts.values():
+        bindings = []
+        for b in cont.bindings:
+            v = b.value
+            if (isinstance(v, ir.Prim) and PRIMOPS[v.op].pure and v.op != "exit"
+                    and all(isinstance(a, ir.Const) for a in v.args)):
+                try:
+                    result = evaluate(v.op, [a.value for a in v.args], [])  # type: ignore[union-attr]
+                except Exception:  # noqa: BLE001 - a fold that fails is simply not done
+                    bindings.append(b)
+                    continue
+                renaming[b.var.name] = ir.Const(result, b.var.type)
+                stats["constants folded"] += 1
+                continue
+            bindings.append(b)
+        term = cont.terminator
+        if isinstance(term, ir.Branch) and isinstance(term.condition, ir.Const):
+            term = ir.Jump(term.if_true if term.condition.value else term.if_false, ())
+            stats["branches folded"] += 1
+        if len(bindings) != len(cont.bindings) or term is not cont.terminator:
+            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, tuple(bindings), term)
+    return _rename_everywhere(program.with_conts(changed), renaming)
+
+
+def _removable(value: ir.Value) -> bool:
+    if isinstance(value, ir.Prim):
+        return PRIMOPS[value.op].pure
+    return isinstance(value, (ir.MakeTuple, ir.Field, ir.MakeClosure))
+
+
+def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
+    uses = use_census(program)
+    changed: dict[str, ir.Cont] = {}
+    for cont in program.conts.values():
+        live = tuple(b for b in cont.bindings if uses[b.var.name] or not _removable(b.value))
+        if len(live) != len(cont.bindings):
+            stats["dead values removed"] += len(cont.bindings) - len(live)
+            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, live, cont.terminator)
+    program = program.with_conts(changed)
+    references = function_references(program)
+    dead_functions = {f for f in program.functions if not references[f]}
+    reachable = {label for f in program.functions if f not in dead_functions
+                 for label in ir.function_conts(program, f)}
+    dead_conts = {label for label in program.conts if label not in reachable}
+    if dead_functions or dead_conts:
+        stats["dead functions removed"] += len(dead_functions)
+        stats["dead continuations removed"] += len(dead_conts)
+        functions = program.functions
+        for f in dead_functions:
+            functions = functions.discard(f)
+        conts = program.conts
+        for label in dead_conts:
+            conts = conts.discard(label)
+        program = ir.Program(functions, conts, program.main, program.closed)
+    return program
+
+
+def _entries(program: ir.Program) -> set[str]:
+    return {f.entry for f in program.functions.values()}
+
+
+def merge_single_jumps(program: ir.Program, stats: Stats) -> ir.Program:
+    """`jump k(a)` where nothing else names `k`: append k's body (params := args)."""
+    census = label_census(program)
+    entries = _entries(program)
+    renaming: dict[str, ir.Operand] = {}
+    conts = dict(program.conts)
+    removed: set[str] = set()
+    for label in list(conts):
+        if label in removed:
+            continue
+        cont = conts[label]
+        while True:
+            term = cont.terminator
+            if not (isinstance(term, ir.Jump) and isinstance(term.target, str)):
+                break
+            target = term.target
+            if target in entries or census[target] != 1 or target == cont.label or target in removed \
+                    or target not in conts:
+                break
+            callee = conts[target]
+            renaming.update({p.name: a for p, a in zip(callee.params, term.args)})
+            cont = ir.Cont(cont.label, cont.function, cont.params, cont.bindings + callee.bindings,
+                           callee.terminator)
+            removed.add(target)
+            stats["continuations merged"] += 1
+        conts[label] = cont
+    if not removed:
+        return program
+    program = ir.Program(program.functions, program.conts.update(conts), program.main, program.closed)
+    program = program.with_conts({}, removed)
+    return _rename_everywhere(program, renaming)
+
+
+def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:
+    """Continuations `k(xs) = jump j(xs)`: every transfer to `k` goes to `j` instead."""
+    entries = _entries(program)
+    forward: dict[str, str] = {}
+    for cont in program.conts.values():
+        term = cont.terminator
+        if (cont.label not in entries and not cont.bindings and isinstance(term, ir.Jump)
+                and isinstance(term.target, str) and term.target != cont.label
+                and term.args == cont.params):
+            forward[cont.label] = term.target
+
+    def final(label: str) -> str:
+        hops = 0
+        while label in forward and hops < 100:
+            label, hops = forward[label], hops + 1
+        return label
+
+    if not forward:
+        return program
+    changed = {}
+    for cont in program.conts.values():
+        term = cont.terminator
+        new_term = term
+        if isinstance(term, ir.Jump) and isinstance(term.target, str) and term.target in forward:
+            new_term = ir.Jump(final(term.target), term.args)
+        elif isinstance(term, ir.Branch) and (term.if_true in forward or term.if_false in forward):
+            new_term = ir.Branch(term.condition, final(term.if_true), final(term.if_false))
+        bindings = tuple(
+            ir.Binding(b.var, ir.CallC(final(b.value.target), b.value.args, b.value.ret))
+            if isinstance(b.value, ir.CallC) and b.value.target in forward else b for b in cont.bindings)
+        if new_term is not term or bindings != cont.bindings:
+            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, bindings, new_term)
+            stats["jumps threaded"] += 1
+    return program.with_conts(changed)
+
+
+def _incoming_args(program: ir.Program) -> dict[str, list[tuple[ir.Operand, ...]] | None]:
+    """For each continuation, the argument tuples of all jumps to it (None: also a branch/entry target)."""
+    incoming: dict[str, list[tuple[ir.Operand, ...]] | None] = {label: [] for label in program.conts}
+    for f in program.functions.values():
+        incoming[f.entry] = None
+    for cont in program.conts.values():
+        for b in cont.bindings:
+            if isinstance(b.value, ir.CallC) and incoming.get(b.value.target) is not None:
+                incoming[b.value.target].append(b.value.args)  # type: ignore[union-attr]
+        term = cont.terminator
+        if isinstance(term, ir.Jump) and isinstance(term.target, str) and incoming.get(term.target) is not None:
+            incoming[term.target].append(term.args)  # type: ignore[union-attr]
+        elif isinstance(term, ir.Branch):
+            incoming[term.if_true] = incoming[term.if_false] = None
+    return incoming
+
+
+def simplify_parameters(program: ir.Program, stats: Stats) -> ir.Program:
+    """Drop parameters that are unused or receive one value on every edge (`phi(v, v) = v`)."""
+    uses = use_census(program)
+    renaming: dict[str, ir.Operand] = {}
+    drop: dict[str, list[int]] = {}
+    for label, args_list in _incoming_args(program).items():
+        if not args_list:
+            continue
+        cont = program.conts[label]
+        for i, p in enumerate(cont.params):
+            values = {a[i] for a in args_list} - {p}
+            if not uses[p.name]:
+                drop.setdefault(label, []).append(i)
+                stats["dead parameters removed"] += 1
+            elif len(values) == 1:
+                renaming[p.name] = next(iter(values))
+                drop.setdefault(label, []).append(i)
+                stats["parameters propagated"] += 1
+    if not drop:
+        return program
+
+    def keep(args: tuple[ir.Operand, ...], label: str) -> tuple[ir.Operand, ...]:
+        return tuple(a for i, a in enumerate(args) if i not in drop.get(label, ()))
+
+    changed = {}
+    for cont in program.conts.values():
+        bindings = tuple(ir.Binding(b.var, ir.CallC(b.value.target, keep(b.value.args, b.value.target), b.value.ret))
+                         if isinstance(b.value, ir.CallC) else b for b in cont.bindings)
+        term = cont.terminator
+        if isinstance(term, ir.Jump) and isinstance(term.target, str):
+            term = ir.Jump(term.target, keep(term.args, term.target))
+        changed[cont.label] = ir.Cont(cont.label, cont.function, keep(cont.params, cont.label),  # type: ignore[arg-type]
+                                      bindings, term)
+    return _rename_everywhere(program.with_conts(changed), renaming)
+
+
+REDUCTIONS = (fold_constants, remove_dead, merge_single_jumps, eta_reduce, simplify_parameters)
+
+
+def simplify_with_stats(program: ir.Program) -> tuple[ir.Program, Stats]:
+    stats: Stats = Counter()
+    program = split_callc(program)
+    for _ in range(50):
+        before = program
+        for reduction in REDUCTIONS:
+            program = reduction(program, stats)
+        if program == before:
+            break
+    return program, stats
+
+
+def simplify(program: ir.Program) -> ir.Program:
+    """Shrinking reductions to a fixed point (see the module docstring)."""
+    return simplify_with_stats(program)[0]
