@@ -1,0 +1,74 @@
+"""Run an FL program at every level: AST, CPS (-O0 and -O1, verified), SSA, native, ocaml."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cpsc import driver
+from cpsc.cps.interp import run_cps
+from cpsc.cps.parser import parse_program
+from cpsc.cps.printer import print_program
+from cpsc.cps.verify import verify
+from cpsc.opt.pipeline import LEVELS
+from cpsc.ssa.interp import run_ssa
+from cpsc.syntax.interp import run_ast
+from cpsc.syntax.values import Outcome
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Program:
+    path: Path
+
+    @property
+    def text(self) -> str:
+        return self.path.read_text(encoding="latin-1")
+
+    @property
+    def native_only(self) -> bool:
+        return "cpsc-test: native-only" in self.text
+
+    @property
+    def expected_status(self) -> int:
+        match = re.search(r"cpsc-test: status (\d+)", self.text)
+        return int(match.group(1)) if match else 0
+
+    @property
+    def expected_stdout(self) -> str:
+        return self.path.with_suffix(".expected").read_text(encoding="latin-1")
+
+
+def interpreted(program: Program) -> dict[str, Outcome]:
+    """Outcomes of the three interpreters, checking the verifier and the printer on the way."""
+    expr = driver.front_end(program.text, str(program.path))
+    outcomes = {"ast": run_ast(expr)}
+    for level in (0, 1):
+        cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[level], verify_each=True)
+        text = print_program(cps)
+        assert print_program(parse_program(text)) == text, "CPS print/parse round trip"
+        outcomes[f"cps-O{level}"] = run_cps(cps)
+        outcomes[f"ssa-O{level}"] = run_ssa(driver.to_ssa_module(cps, verify_each=True))
+    return outcomes
+
+
+def native(program: Program, opt: int = 2) -> Outcome:
+    expr = driver.front_end(program.text, str(program.path))
+    cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[opt], verify_each=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = str(Path(tmp) / "prog")
+        driver.native_executable(driver.to_ssa_module(cps), opt, exe)
+        done = subprocess.run([exe], capture_output=True, timeout=120)
+    return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
+
+
+def with_ocaml(program: Program) -> Outcome | None:
+    if shutil.which("ocaml") is None:
+        return None
+    done = subprocess.run(["ocaml", str(program.path)], capture_output=True, timeout=300)
+    return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)

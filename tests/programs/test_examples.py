@@ -1,0 +1,43 @@
+"""Every example agrees at all four levels, with its .expected output, and with ocaml."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.programs.harness import ROOT, Program, interpreted, native, with_ocaml
+
+PROGRAMS = sorted((ROOT / "examples").glob("*.fl")) + sorted((ROOT / "tests" / "programs").glob("*.fl"))
+IDS = [p.name for p in PROGRAMS]
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=IDS)
+def test_interpreters_agree_with_expected(path):
+    program = Program(path)
+    if program.native_only:
+        pytest.skip("too long for the Python interpreters; its small twin runs there")
+    for level, outcome in interpreted(program).items():
+        assert outcome.stdout == program.expected_stdout, level
+        assert outcome.status == program.expected_status, level
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=IDS)
+def test_native_agrees_with_expected(path):
+    program = Program(path)
+    outcome = native(program)
+    assert outcome.stdout == program.expected_stdout
+    assert outcome.status == program.expected_status
+    if program.expected_status == 2:
+        assert outcome.stderr.startswith("Fatal error: exception ")
+
+
+@pytest.mark.skipif(os.environ.get("CPSC_NO_OCAML") == "1", reason="ocaml oracle disabled")
+@pytest.mark.parametrize("path", PROGRAMS, ids=IDS)
+def test_ocaml_agrees_with_expected(path):
+    program = Program(path)
+    outcome = with_ocaml(program)
+    if outcome is None:
+        pytest.skip("ocaml is not installed")
+    assert outcome.stdout == program.expected_stdout
+    assert outcome.status == program.expected_status
