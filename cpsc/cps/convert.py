@@ -46,9 +46,9 @@ _Entry = Union[ir.Operand, Known]
 
 
 def _arrow_parts(t: TCon, count: int) -> tuple[list[TCon], TCon]:
-    params = []
+    params: list[TCon] = []
     for _ in range(count):
-        params.append(t.args[0])
+        params.append(t.args[0])  # type: ignore[arg-type]
         t = t.args[1]  # type: ignore[assignment]
     return params, t
 
@@ -72,6 +72,7 @@ class Converter:
         self.conts: dict[str, ir.Cont] = {}
         self.block: _Block | None = None
         self.wrappers: dict[str, Known] = {}
+        self.current_function = ""
 
     # ---------------------------------------------------------------- blocks
     def start(self, label: str, params: tuple[ir.Var, ...] = (), function: str | None = None) -> None:
@@ -194,8 +195,9 @@ class Converter:
         short = COMPARISON_NAMES.get(name) or {"==": "eq", "!=": "ne"}[name]
         if t.name != "*":
             return self.emit("c", INT if short == "compare" else BOOL, ir.Prim(f"{short}_{t.name}", (a, b)))
+        components: list[TCon] = list(t.args)  # type: ignore[arg-type]
         fields = [(self.emit("a", ft, ir.Field(a, i)), self.emit("b", ft, ir.Field(b, i)), ft)
-                  for i, ft in enumerate(t.args)]  # type: ignore[arg-type]
+                  for i, ft in enumerate(components)]
         if short in ("eq", "ne"):
             result = self.compare("=", fields[0][2], fields[0][0], fields[0][1])
             for x, y, ft in fields[1:]:

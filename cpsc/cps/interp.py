@@ -77,6 +77,7 @@ class CpsInterpreter:
                 terminator, at = out.terminator, out.frame
             if isinstance(terminator, ir.Jump):
                 return self.operand(terminator.args[0], at)
+            assert not isinstance(terminator, ir.Branch)
             args = self.operands(terminator.args, at)
             if isinstance(terminator, ir.TailCall):
                 function, frame = terminator.function, self.enclosing(terminator.function, at)

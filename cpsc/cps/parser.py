@@ -197,10 +197,10 @@ def parse_program(text: str) -> ir.Program:
         return ir.TailApply(op(t[1]), ops(t[2]))
 
     fns: dict[str, ir.Function] = {}
-    conts: dict[str, ir.Cont] = {}
+    all_conts: dict[str, ir.Cont] = {}
     for _, f, cs in functions:
         fns[f.name] = f
         for c in cs:
             bindings = tuple(ir.Binding(var, value(v)) for var, v in c["bindings"])
-            conts[c["label"]] = ir.Cont(c["label"], f.name, c["params"], bindings, terminator(c["terminator"]))
-    return ir.Program(pmap(fns), pmap(conts), main, closed)
+            all_conts[c["label"]] = ir.Cont(c["label"], f.name, c["params"], bindings, terminator(c["terminator"]))
+    return ir.Program(pmap(fns), pmap(all_conts), main, closed)

@@ -7,7 +7,7 @@ type known, so no operation needs to inspect a value's representation at run tim
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from cpsc.syntax import builtins as b
 from cpsc.syntax.values import COMPARE, INT_BINARY, PURE_UNARY, float_op

@@ -12,7 +12,7 @@ Nested functions name their parent: `fun g(y: int) -> int in f = ...`.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from cpsc.cps import ir
 from cpsc.types.types import TCon

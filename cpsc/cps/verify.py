@@ -18,9 +18,9 @@ class VerifyError(Exception):
     pass
 
 
-def _arrow(params: tuple[ir.Var, ...] | list[TCon], result: TCon) -> TCon:
+def _arrow(params: tuple[ir.Var, ...], result: TCon) -> TCon:
     for p in reversed(params):
-        result = TCon("->", (p.type if isinstance(p, ir.Var) else p, result))
+        result = TCon("->", (p.type, result))
     return result
 
 
@@ -45,8 +45,8 @@ class Verifier:
                 self.fail(f"function {f.name}", f"entry {f.entry} is not a continuation of {f.name}")
             if p.conts[f.entry].params:
                 self.fail(f"function {f.name}", "its entry continuation takes parameters")
-        for f in p.functions:
-            self.check_dominance(f)
+        for name in p.functions:
+            self.check_dominance(name)
         for cont in p.conts.values():
             self.check_cont(cont)
 

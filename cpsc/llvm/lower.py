@@ -8,7 +8,7 @@ no tail call (known, through a closure, mutually recursive) grows the stack.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from llvmlite import ir as ll
 

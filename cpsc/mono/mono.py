@@ -9,8 +9,9 @@ type in `ty`; a type variable that nothing constrains (e.g. in `ignore []`) beco
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from cpsc.syntax import ast
 from cpsc.syntax.builtins import COMPARISONS

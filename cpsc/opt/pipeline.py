@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from cpsc.cps import ir
 from cpsc.opt.simplify import simplify_with_stats

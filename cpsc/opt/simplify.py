@@ -19,7 +19,11 @@ from collections import Counter
 from cpsc.cps import ir
 from cpsc.cps.primops import PRIMOPS, evaluate
 from cpsc.cps.rewrite import (
-    function_references, label_census, rename_cont, split_callc, use_census,
+    function_references,
+    label_census,
+    rename_cont,
+    split_callc,
+    use_census,
 )
 
 Stats = Counter[str]

@@ -17,7 +17,7 @@ def convert_function(program: cps.Program, name: str) -> ir.Function:
     extra: list[ir.Block] = []
     for label in order:
         cont = program.conts[label]
-        term = cont.terminator
+        term: cps.Terminator = cont.terminator
         new_term: ir.Terminator
         if isinstance(term, cps.Jump):
             if isinstance(term.target, cps.Ret):
@@ -28,6 +28,7 @@ def convert_function(program: cps.Program, name: str) -> ir.Function:
         elif isinstance(term, cps.Branch):
             new_term = ir.CondBr(term.condition, *_split_edges(program, label, term, inputs, extra))
         else:
+            assert isinstance(term, (cps.TailCall, cps.TailApply))
             new_term = term
         blocks[label] = (cont.bindings, new_term)
     out = []
@@ -35,8 +36,8 @@ def convert_function(program: cps.Program, name: str) -> ir.Function:
         cont = program.conts[label]
         phis = tuple(ir.Phi(p, tuple((pred, args[i]) for pred, args in inputs[label]))
                      for i, p in enumerate(cont.params))
-        bindings, term = blocks[label]
-        out.append(ir.Block(label, phis, bindings, term))
+        bindings, block_term = blocks[label]
+        out.append(ir.Block(label, phis, bindings, block_term))
     out.extend(extra)
     preds: dict[str, list[str]] = {b.label: [] for b in out}
     for b in out:

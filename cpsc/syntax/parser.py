@@ -247,7 +247,7 @@ class _ToAst(Transformer[Any, Any]):
     def int_lit(self, meta: Any, tok: Token) -> ast.Expr:
         value = parse_int_literal(str(tok))
         if value >= 2**64:
-            raise CompileError(self.span(meta), f"Integer literal exceeds the range of representable integers of type int")
+            raise CompileError(self.span(meta), "Integer literal exceeds the range of representable integers of type int")
         if value >= 2**63:
             value -= 2**64
         return ast.Const(value, "int", self.span(meta))
@@ -328,7 +328,7 @@ def parse_module(text: str, file: str) -> ast.Module:
         tree = _parser().parse(cleaned)
     except lark.exceptions.UnexpectedCharacters as err:
         span = Span(file, err.line, err.column, err.line, err.column + 1)
-        raise CompileError(span, f"Illegal character ({cleaned[err.pos_in_stream]!r})") from None
+        raise CompileError(span, f"Illegal character ({cleaned[err.pos_in_stream or 0]!r})") from None
     except lark.exceptions.UnexpectedToken as err:
         tok = err.token
         if tok.type == "$END":

@@ -15,7 +15,19 @@ from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.parser import parse_type
 from cpsc.types.types import (
-    BASE_TYPES, BOOL, CHAR, FLOAT, INT, STRING, UNIT, TCon, TVar, Type, arrow, resolve, show,
+    BASE_TYPES,
+    BOOL,
+    CHAR,
+    FLOAT,
+    INT,
+    STRING,
+    UNIT,
+    TCon,
+    TVar,
+    Type,
+    arrow,
+    resolve,
+    show,
     tuple_type,
 )
 
@@ -155,7 +167,7 @@ class Inferencer:
         elif isinstance(pattern, ast.PUnit):
             self.expect(t, UNIT, pattern.span, "pattern")
         elif isinstance(pattern, ast.PTuple):
-            items = [self.fresh() for _ in pattern.items]
+            items: list[Type] = [self.fresh() for _ in pattern.items]
             self.expect(t, tuple_type(items), pattern.span, "pattern")
             for item, item_type in zip(pattern.items, items):
                 self.bind_pattern(item, item_type, env)
@@ -293,6 +305,4 @@ def infer_module(module: ast.Module) -> Typing:
     for decl in module.declarations:
         inferencer.annotation_vars = {}
         env = inferencer.infer_bindings(decl.is_rec, decl.bindings, env)
-        if len(decl.bindings) == 1 and isinstance(decl.bindings[0].pattern, ast.PUnit):
-            pass
     return inferencer.typing

@@ -13,7 +13,6 @@ from cpsc import driver
 from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
-from cpsc.cps.verify import verify
 from cpsc.opt.pipeline import LEVELS
 from cpsc.ssa.interp import run_ssa
 from cpsc.syntax.interp import run_ast

@@ -1,0 +1,54 @@
+"""Bad input: a located diagnostic with the source line and a caret, status 1, no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+CASES = [
+    ("syntax", "let x = (1 + 2\nlet y = 3\n", "2:1: error: Syntax error"),
+    ("type", "let () = print_int (1 + 2.5)\n", "1:25: error: This expression has type float but an "
+     "expression was expected of type int"),
+    ("unbound", "let f x = x + y\n", "1:15: error: Unbound value y"),
+    ("not a function", "let () = 3 4\n", "This is not a function"),
+    ("comment", "let x = 1 (* never closed\n", "1:11: error: this comment is not terminated"),
+    ("compare functions", "let b = (fun x -> x + 1) = (fun x -> x)\n", "Comparing functional values"),
+    ("if branches", "let x = if true then 1 else \"one\"\n", "type string but an expression was expected of type int"),
+]
+
+
+@pytest.mark.parametrize("name, source, message", CASES, ids=[c[0] for c in CASES])
+def test_bad_program_gets_a_diagnostic(tmp_path, name, source, message):
+    path = tmp_path / "prog.fl"
+    path.write_text(source)
+    for command in ("check", "build"):
+        done = subprocess.run([sys.executable, "-m", "cpsc", command, str(path), "-o", str(tmp_path / "p")]
+                              if command == "build" else [sys.executable, "-m", "cpsc", command, str(path)],
+                              capture_output=True, text=True)
+        assert done.returncode == 1
+        assert "Traceback" not in done.stderr
+        first = done.stderr.splitlines()[0]
+        assert first.startswith(f"{path}:") and message in done.stderr, done.stderr
+        assert "^" in done.stderr  # the caret under the source line
+
+
+def test_missing_file(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "cpsc", "check", str(tmp_path / "nope.fl")],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "cannot read" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_emit_levels(tmp_path):
+    path = tmp_path / "prog.fl"
+    path.write_text("let sq x = x * x\nlet () = print_int (sq 7)\n")
+    def emit(kind: str) -> str:
+        return subprocess.run([sys.executable, "-m", "cpsc", "build", str(path), f"--emit={kind}", "-O0"],
+                              capture_output=True, text=True, check=True).stdout
+    assert "callc main.entry() ret (ret main)" in emit("cps")
+    assert "function main()" in emit("ssa")
+    assert "tailcc" in emit("llvm")
+    assert "fl_program" in emit("asm")
+    run = subprocess.run([sys.executable, "-m", "cpsc", "run", str(path)], capture_output=True, text=True)
+    assert run.stdout == "49" and run.returncode == 0

@@ -1,0 +1,68 @@
+"""For each verifier rule: IR text that breaks it, and the verifier's message."""
+
+from __future__ import annotations
+
+import pytest
+
+from cpsc.cps.parser import parse_program
+from cpsc.cps.verify import VerifyError, verify
+
+VALID = """main main
+
+fun main() -> unit = callc main.entry() ret (ret main)
+  cont main.entry() =
+    let r: int = call sq(3)
+    let c: bool = lt_int(r, 10)
+    br c, small, big
+  cont small() =
+    jump done(r)
+  cont big() =
+    jump done(0)
+  cont done(v: int) =
+    let u: unit = print_int(v)
+    jump (ret main)(u)
+
+fun sq(x: int) -> int in main = callc sq.entry() ret (ret sq)
+  cont sq.entry() =
+    let y: int = mul_int(x, x)
+    jump (ret sq)(y)
+"""
+
+BROKEN = [
+    ("bound twice", ("let y: int = mul_int(x, x)", "let y: int = mul_int(x, x)\n    let y: int = add_int(x, 1)"),
+     "bound more than once"),
+    ("use not dominated", ("jump done(0)", "jump done(w)\n  cont extra() =\n    let w: int = add_int(1, 2)\n    jump done(w)"),
+     "does not dominate"),
+    ("ret of another function", ("jump (ret sq)(y)", "jump (ret main)(y)"), "only usable in its own function"),
+    ("jump arity", ("jump done(0)", "jump done(0, 1)"), "expects 1 arguments but is given 2"),
+    ("jump type", ("jump done(0)", "jump done(true)"), "has type bool but int is expected"),
+    ("primitive type", ("mul_int(x, x)", "mul_int(x, 2.5)"), "argument 2 of primitive mul_int"),
+    ("continuation of another function", ("jump (ret sq)(y)", "jump done(y)"), "continuations are local"),
+    ("branch condition", ("br c, small, big", "br r, small, big"), "branch condition has type int"),
+    ("variable of an unrelated function",
+     ("in main = callc sq.entry() ret (ret sq)\n  cont sq.entry() =\n    let y: int = mul_int(x, x)",
+      "= callc sq.entry() ret (ret sq)\n  cont sq.entry() =\n    let y: int = mul_int(r, r)"),
+     "not nested in it"),
+    ("call arity", ("call sq(3)", "call sq(3, 4)"), "function sq expects 1 arguments"),
+    ("result type", ("let r: int = call sq(3)", "let r: float = call sq(3)"), "float"),
+    ("unknown continuation", ("jump done(0)", "jump nowhere(0)"), "unknown continuation nowhere"),
+]
+
+
+def test_valid_program_is_accepted():
+    verify(parse_program(VALID))
+
+
+@pytest.mark.parametrize("name, edit, message", BROKEN, ids=[b[0] for b in BROKEN])
+def test_verifier_rejects(name, edit, message):
+    old, new = edit
+    assert old in VALID
+    program = parse_program(VALID.replace(old, new, 1))
+    with pytest.raises(VerifyError, match=message):
+        verify(program)
+
+
+def test_second_class_continuations_cannot_be_values():
+    # A label in operand position is just an unbound variable: continuations are not values.
+    with pytest.raises(ValueError, match="never bound"):
+        parse_program(VALID.replace("jump done(0)", "jump done(small)"))
