@@ -9,6 +9,7 @@ them; `ret f` is used only inside `f`; jump arities and types match; every value
 from __future__ import annotations
 
 from cpsc.cps import ir
+from cpsc.cps.dominance import dominators
 from cpsc.cps.primops import PRIMOPS
 from cpsc.cps.printer import show_type
 from cpsc.types.types import BOOL, TCon
@@ -81,17 +82,7 @@ class Verifier:
             for s in ir.successors(self.program.conts[label]):
                 if s in preds:
                     preds[s].append(label)
-        dom = {label: set(labels) for label in labels}
-        entry = labels[0]
-        dom[entry] = {entry}
-        changed = True
-        while changed:
-            changed = False
-            for label in labels[1:]:
-                incoming = [dom[q] for q in preds[label]]
-                new = (set.intersection(*incoming) if incoming else set()) | {label}
-                if new != dom[label]:
-                    dom[label], changed = new, True
+        dom = dominators(labels, preds)
         for label in labels:
             cont = self.program.conts[label]
             for i, b in enumerate(cont.bindings):

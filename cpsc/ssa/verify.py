@@ -4,6 +4,7 @@ into a block with phis, every use dominated by its definition (via the dominator
 from __future__ import annotations
 
 from cpsc.cps import ir as cps
+from cpsc.cps.dominance import dominators
 from cpsc.ssa import ir
 
 
@@ -11,22 +12,8 @@ class SsaVerifyError(Exception):
     pass
 
 
-def dominators(f: ir.Function) -> dict[str, set[str]]:
-    """Iterative data-flow dominators (blocks are few; clarity over speed)."""
-    labels = [b.label for b in f.blocks]
-    preds = f.predecessors()
-    entry = labels[0]
-    dom = {label: set(labels) for label in labels}
-    dom[entry] = {entry}
-    changed = True
-    while changed:
-        changed = False
-        for label in labels[1:]:
-            incoming = [dom[p] for p in preds[label]]
-            new = set.intersection(*incoming) | {label} if incoming else {label}
-            if new != dom[label]:
-                dom[label], changed = new, True
-    return dom
+def function_dominators(f: ir.Function) -> dict[str, set[str]]:
+    return dominators([b.label for b in f.blocks], f.predecessors())
 
 
 def verify_function(f: ir.Function) -> None:
@@ -53,7 +40,7 @@ def verify_function(f: ir.Function) -> None:
             if d.name in defined_in:
                 fail(f"%{d.name} is defined twice")
             defined_in[d.name] = (b.label, i - len(b.phis))
-    dom = dominators(f)
+    dom = function_dominators(f)
 
     def check_use(name: str, label: str, position: int) -> None:
         if name not in defined_in:
