@@ -1,7 +1,7 @@
 """CPS (closure-converted) to basic-block SSA: each continuation becomes a block, its parameters
 phis, `jump k(args)` a goto plus one phi input per parameter, `jump (ret f)(v)` a return.
-Edges into a block with phis that leave a block with two successors (critical edges) are split,
-so that each phi input sits on an edge of its own."""
+Branch targets take no arguments, so every phi input sits on an edge of its own (no critical
+edge into a block with phis); the SSA verifier checks it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ def convert_function(program: cps.Program, name: str) -> ir.Function:
     order = cps.function_conts(program, name)
     inputs: dict[str, list[tuple[str, tuple[cps.Operand, ...]]]] = {label: [] for label in order}
     blocks: dict[str, tuple[tuple[cps.Binding, ...], ir.Terminator]] = {}
-    extra: list[ir.Block] = []
     for label in order:
         cont = program.conts[label]
         term: cps.Terminator = cont.terminator
@@ -26,7 +25,9 @@ def convert_function(program: cps.Program, name: str) -> ir.Function:
                 new_term = ir.Goto(term.target)
                 inputs[term.target].append((label, term.args))
         elif isinstance(term, cps.Branch):
-            new_term = ir.CondBr(term.condition, *_split_edges(program, label, term, inputs, extra))
+            # Branch targets take no arguments (the verifier's rule), so no edge carries a phi
+            # input out of a two-way block: no critical edge needs splitting.
+            new_term = ir.CondBr(term.condition, term.if_true, term.if_false)
         else:
             assert isinstance(term, (cps.TailCall, cps.TailApply))
             new_term = term
@@ -38,23 +39,11 @@ def convert_function(program: cps.Program, name: str) -> ir.Function:
                      for i, p in enumerate(cont.params))
         bindings, block_term = blocks[label]
         out.append(ir.Block(label, phis, bindings, block_term))
-    out.extend(extra)
     preds: dict[str, list[str]] = {b.label: [] for b in out}
     for b in out:
         for s in ir.block_successors(b.terminator):
             preds[s].append(b.label)
     return ir.Function(name, f.params, f.result, tuple(out), tuple((k, tuple(v)) for k, v in preds.items()))
-
-
-def _split_edges(program: cps.Program, label: str, term: cps.Branch,
-                 inputs: dict[str, list[tuple[str, tuple[cps.Operand, ...]]]],
-                 extra: list[ir.Block]) -> tuple[str, str]:
-    targets = []
-    for target in (term.if_true, term.if_false):
-        if program.conts[target].params:  # a branch carries no arguments, so this cannot happen
-            raise AssertionError(f"branch to {target}, which has parameters")
-        targets.append(target)
-    return targets[0], targets[1]
 
 
 def to_ssa(program: cps.Program) -> ir.Module:

@@ -132,6 +132,10 @@ def float_unary(name: str, x: float) -> float:
     raise ValueError(name)
 
 
+def float_floor(x: float) -> float:
+    return float(math.floor(x)) if math.isfinite(x) else x
+
+
 def int_of_float(x: float) -> int:
     if not -(2.0**63) <= x < 2.0**63:  # nan, inf, out of range: what cvttsd2si gives
         return -(1 << 63)

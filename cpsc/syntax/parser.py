@@ -315,12 +315,6 @@ class _ReturnAnnot:
         self.span = span
 
 
-_TOKEN_NAMES = {
-    "_SEMISEMI": "';;'", "SEMICOLON": "';'", "LPAR": "'('", "RPAR": "')'", "EQUAL": "'='",
-    "IN": "'in'", "THEN": "'then'", "ELSE": "'else'", "$END": "end of file",
-}
-
-
 def parse_module(text: str, file: str) -> ast.Module:
     """Parse a whole FL source file, raising `CompileError` on a syntax error."""
     cleaned = strip_comments(text, file)

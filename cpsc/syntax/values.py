@@ -112,7 +112,7 @@ def unary(machine: Machine, name: str, x: Any) -> Any:
 PURE_UNARY: dict[str, Callable[[Any], Any]] = {
     "~-": lambda x: b.wrap(-x), "~-.": lambda x: -x, "not": lambda x: not x,
     "string_of_int": str, "string_of_float": b.format_float, "float_of_int": float,
-    "int_of_float": b.int_of_float, "floor": lambda x: float(__import__("math").floor(x)) if x == x and abs(x) != float("inf") else x,
+    "int_of_float": b.int_of_float, "floor": b.float_floor,
     "abs_float": abs,
     "sqrt": lambda x: b.float_unary("sqrt", x), "exp": lambda x: b.float_unary("exp", x),
     "log": lambda x: b.float_unary("log", x), "sin": lambda x: b.float_unary("sin", x),
