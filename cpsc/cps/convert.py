@@ -331,7 +331,7 @@ class Converter:
             if head.name in ("==", "!=") and types[0].name in ("*", "->"):
                 raise CompileError(head.span, "Physical equality on tuples and functions is not supported")
             value = self.primitive(head.name, types, args[:count], result)
-            return self.apply_rest(value, args[count:], arg_exprs[count:], tail)
+            return self.apply_rest(value, args[count:], tail)
         if isinstance(entry, Known) and len(arg_exprs) >= len(entry.param_types):
             count = len(entry.param_types)
             args = [self.value(a, env) for a in arg_exprs]
@@ -339,13 +339,12 @@ class Converter:
                 self.finish(ir.TailCall(entry.function, tuple(args)))
                 return None
             value = self.emit("r", entry.result, ir.Call(entry.function, tuple(args[:count])))
-            return self.apply_rest(value, args[count:], arg_exprs[count:], tail)
+            return self.apply_rest(value, args[count:], tail)
         function = self.value(head, env)
         args = [self.value(a, env) for a in arg_exprs]
-        return self.apply_rest(function, args, arg_exprs, tail)
+        return self.apply_rest(function, args, tail)
 
-    def apply_rest(self, function: ir.Operand, args: list[ir.Operand], exprs: list[ast.Expr],
-                   tail: ir.Ret | None) -> ir.Operand | None:
+    def apply_rest(self, function: ir.Operand, args: list[ir.Operand], tail: ir.Ret | None) -> ir.Operand | None:
         for i, arg in enumerate(args):
             t = function.type
             if tail is not None and i == len(args) - 1:

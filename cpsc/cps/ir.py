@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from pyrsistent import PMap, pmap
+from pyrsistent import PMap
 
 from cpsc.types.types import TCon
 
@@ -184,10 +184,6 @@ class Program:
         return Program(self.functions, conts, self.main, self.closed)
 
 
-def empty_program(main: str) -> Program:
-    return Program(pmap(), pmap(), main)
-
-
 # ---------------------------------------------------------------------- queries
 
 
@@ -218,10 +214,6 @@ def successors(cont: Cont) -> list[str]:
     elif isinstance(term, Branch):
         out.extend([term.if_true, term.if_false])
     return out
-
-
-def callc_return_labels(cont: Cont) -> set[str]:
-    return {b.value.ret for b in cont.bindings if isinstance(b.value, CallC)}
 
 
 def function_conts(program: Program, function: str) -> list[str]:

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cpsc.syntax import builtins as b
-from cpsc.syntax.values import COMPARE, INT_BINARY, PURE_UNARY, float_op
+from cpsc.syntax.values import binary, unary
 from cpsc.types.types import BOOL, CHAR, FLOAT, INT, STRING, UNIT, TCon
 
 
@@ -66,31 +65,12 @@ _add("exit", (INT,), UNIT, "exit", pure=False)
 
 
 def evaluate(op: str, args: list[Any], out: list[str]) -> Any:
-    """Apply a primitive to Python values (the interpreters' shared semantics)."""
+    """Apply a primitive to Python values: the source-level semantics every interpreter shares."""
     source = PRIMOPS[op].source
-    if source in INT_BINARY:
-        return INT_BINARY[source](args[0], args[1])
-    if source in COMPARE:
-        return COMPARE[source](args[0], args[1])
-    if source in ("+.", "-.", "*.", "/.", "**"):
-        return float_op(source, args[0], args[1])
-    if source == "^":
-        return args[0] + args[1]
     if source == "select_compare":
         return args[0] if args[0] != 0 else args[1]
     if source == "and_bool":
         return args[0] and args[1]
-    if source == "print_int":
-        out.append(str(args[0]))
-    elif source == "print_float":
-        out.append(b.format_float(args[0]))
-    elif source in ("print_string", "print_char"):
-        out.append(args[0])
-    elif source == "flush_stdout":
-        pass
-    elif source == "exit":
-        raise b.FlExit(args[0])
-    else:
-        return PURE_UNARY[source](args[0])
-    return None
-
+    if len(args) == 1:
+        return unary(out, source, args[0])
+    return binary(source, args[0], args[1])

@@ -19,6 +19,7 @@ from collections import Counter
 from cpsc.cps import ir
 from cpsc.cps.primops import PRIMOPS, evaluate
 from cpsc.cps.rewrite import (
+    cont_uses,
     function_references,
     label_census,
     rename_cont,
@@ -39,7 +40,8 @@ def _rename_everywhere(program: ir.Program, renaming: dict[str, ir.Operand]) -> 
             o, seen = renaming[o.name], seen + 1
         return o
     resolved = {name: final(o) for name, o in renaming.items()}
-    changed = {label: rename_cont(c, resolved) for label, c in program.conts.items()}
+    changed = {label: rename_cont(c, resolved) for label, c in program.conts.items()
+               if not resolved.keys().isdisjoint(cont_uses(c))}
     return program.with_conts(changed)
 
 

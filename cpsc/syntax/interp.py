@@ -48,7 +48,7 @@ class Interpreter:
         if len(args) < prim.arity:
             return Primitive(prim.name, prim.arity, args)
         if prim.arity == 1:
-            return unary(self.machine, prim.name, arg)
+            return unary(self.machine.out, prim.name, arg)
         return binary(prim.name, args[0], args[1])
 
     def eval(self, expr: ast.Expr, env: dict[str, Any]) -> Any:

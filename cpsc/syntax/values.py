@@ -92,14 +92,14 @@ def _unordered(x: Any, y: Any) -> bool:
     return isinstance(x, float) and (x != x or y != y)
 
 
-def unary(machine: Machine, name: str, x: Any) -> Any:
-    """The one-argument primitives, including the ones with effects."""
+def unary(out: list[str], name: str, x: Any) -> Any:
+    """The one-argument primitives, including the ones that print to `out`."""
     if name == "print_int":
-        machine.out.append(str(x))
+        out.append(str(x))
     elif name == "print_float":
-        machine.out.append(b.format_float(x))
+        out.append(b.format_float(x))
     elif name in ("print_string", "print_char"):
-        machine.out.append(x)
+        out.append(x)
     elif name == "flush_stdout":
         pass
     elif name == "exit":

@@ -59,19 +59,6 @@ def resolve(t: Type) -> Type:
     return t
 
 
-def zonk(t: Type) -> Type:
-    """Resolve links everywhere inside a type."""
-    t = resolve(t)
-    if isinstance(t, TCon) and t.args:
-        return TCon(t.name, tuple(zonk(a) for a in t.args))
-    return t
-
-
-def is_ground(t: Type) -> bool:
-    t = resolve(t)
-    return isinstance(t, TCon) and all(is_ground(a) for a in t.args)
-
-
 def show(t: Type, names: dict[int, str] | None = None) -> str:
     """Print a type in OCaml's notation, naming variables 'a, 'b, ... in order of appearance."""
     names = {} if names is None else names
