@@ -4,6 +4,6 @@ import sys
 from hypothesis import settings
 
 sys.setrecursionlimit(100_000)
-settings.register_profile("ci", max_examples=30, deadline=None)
+settings.register_profile("ci", max_examples=100, deadline=None)
 settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

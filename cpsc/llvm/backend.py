@@ -73,5 +73,5 @@ def link(object_code: bytes, output: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "program.o"
         obj.write_bytes(object_code)
-        subprocess.run([compiler(), str(obj), str(runtime_object()), "-o", output, "-lgc", "-lm"],
+        subprocess.run([compiler(), str(obj), str(runtime_object()), "-o", output, "-lgc", "-lm", "-lpthread"],
                        check=True)

@@ -34,6 +34,11 @@ class Program:
         return "cpsc-test: native-only" in self.text
 
     @property
+    def ocaml_differs(self) -> bool:
+        """FL may succeed where OCaml 4.13 overflows its stack (LANGUAGE.md, differences 4)."""
+        return "no-ocaml" in self.text
+
+    @property
     def expected_status(self) -> int:
         match = re.search(r"cpsc-test: status (\d+)", self.text)
         return int(match.group(1)) if match else 0

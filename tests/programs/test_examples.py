@@ -36,6 +36,8 @@ def test_native_agrees_with_expected(path):
 @pytest.mark.parametrize("path", PROGRAMS, ids=IDS)
 def test_ocaml_agrees_with_expected(path):
     program = Program(path)
+    if program.ocaml_differs:
+        pytest.skip("a documented difference from OCaml (deep recursion)")
     outcome = with_ocaml(program)
     if outcome is None:
         pytest.skip("ocaml is not installed")
