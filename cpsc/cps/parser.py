@@ -150,6 +150,44 @@ class _Build(Transformer[Any, Any]):
         return TCon("*", tuple(items))
 
 
+class Resolver:
+    """Turns parsed operands and values into IR nodes once the types of all variables are known."""
+
+    def __init__(self, types: dict[str, TCon]) -> None:
+        self.types = types
+
+    def operand(self, o: Any) -> ir.Operand:
+        if isinstance(o, _Pending):
+            if o.name not in self.types:
+                raise ValueError(f"variable {o.name} is never bound")
+            return ir.Var(o.name, self.types[o.name])
+        return o  # type: ignore[no-any-return]
+
+    def operands(self, os: tuple[Any, ...]) -> tuple[ir.Operand, ...]:
+        return tuple(self.operand(o) for o in os)
+
+    def value(self, v: Any) -> ir.Value:
+        kind = v[0]
+        if kind == "prim":
+            return ir.Prim(v[1], self.operands(v[2]))
+        if kind == "call":
+            return ir.Call(v[1], self.operands(v[2]))
+        if kind == "apply":
+            return ir.Apply(self.operand(v[1]), self.operands(v[2]))
+        if kind == "closure":
+            return ir.MakeClosure(v[1], self.operands(v[2]))
+        if kind == "tuple":
+            return ir.MakeTuple(self.operands(v[1]))
+        if kind == "field":
+            return ir.Field(self.operand(v[1]), v[2])
+        return ir.CallC(v[1], self.operands(v[2]), v[3])
+
+    def tail_call(self, t: Any) -> ir.TailCall | ir.TailApply:
+        if t[0] == "tailcall":
+            return ir.TailCall(t[1], self.operands(t[2]))
+        return ir.TailApply(self.operand(t[1]), self.operands(t[2]))
+
+
 def parse_program(text: str) -> ir.Program:
     """Parse IR text; variable operands get the type of their (unique) binding."""
     main, closed, functions = _Build().transform(_parser().parse(text))
@@ -159,48 +197,20 @@ def parse_program(text: str) -> ir.Program:
         for c in conts:
             types.update({p.name: p.type for p in c["params"]})
             types.update({var.name: var.type for var, _ in c["bindings"]})
-
-    def op(o: Any) -> ir.Operand:
-        if isinstance(o, _Pending):
-            if o.name not in types:
-                raise ValueError(f"variable {o.name} is never bound")
-            return ir.Var(o.name, types[o.name])
-        return o  # type: ignore[no-any-return]
-
-    def ops(os: tuple[Any, ...]) -> tuple[ir.Operand, ...]:
-        return tuple(op(o) for o in os)
-
-    def value(v: Any) -> ir.Value:
-        kind = v[0]
-        if kind == "prim":
-            return ir.Prim(v[1], ops(v[2]))
-        if kind == "call":
-            return ir.Call(v[1], ops(v[2]))
-        if kind == "apply":
-            return ir.Apply(op(v[1]), ops(v[2]))
-        if kind == "closure":
-            return ir.MakeClosure(v[1], ops(v[2]))
-        if kind == "tuple":
-            return ir.MakeTuple(ops(v[1]))
-        if kind == "field":
-            return ir.Field(op(v[1]), v[2])
-        return ir.CallC(v[1], ops(v[2]), v[3])
+    resolve = Resolver(types)
 
     def terminator(t: Any) -> ir.Terminator:
-        kind = t[0]
-        if kind == "jump":
-            return ir.Jump(t[1], ops(t[2]))
-        if kind == "br":
-            return ir.Branch(op(t[1]), t[2], t[3])
-        if kind == "tailcall":
-            return ir.TailCall(t[1], ops(t[2]))
-        return ir.TailApply(op(t[1]), ops(t[2]))
+        if t[0] == "jump":
+            return ir.Jump(t[1], resolve.operands(t[2]))
+        if t[0] == "br":
+            return ir.Branch(resolve.operand(t[1]), t[2], t[3])
+        return resolve.tail_call(t)
 
     fns: dict[str, ir.Function] = {}
     all_conts: dict[str, ir.Cont] = {}
     for _, f, cs in functions:
         fns[f.name] = f
         for c in cs:
-            bindings = tuple(ir.Binding(var, value(v)) for var, v in c["bindings"])
+            bindings = tuple(ir.Binding(var, resolve.value(v)) for var, v in c["bindings"])
             all_conts[c["label"]] = ir.Cont(c["label"], f.name, c["params"], bindings, terminator(c["terminator"]))
     return ir.Program(pmap(fns), pmap(all_conts), main, closed)

@@ -15,6 +15,8 @@ from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
 from cpsc.opt.pipeline import LEVELS
 from cpsc.ssa.interp import run_ssa
+from cpsc.ssa.parser import parse_module
+from cpsc.ssa.printer import print_module
 from cpsc.syntax.interp import run_ast
 from cpsc.syntax.values import Outcome
 
@@ -57,7 +59,10 @@ def interpreted(program: Program) -> dict[str, Outcome]:
         text = print_program(cps)
         assert print_program(parse_program(text)) == text, "CPS print/parse round trip"
         outcomes[f"cps-O{level}"] = run_cps(cps)
-        outcomes[f"ssa-O{level}"] = run_ssa(driver.to_ssa_module(cps, verify_each=True))
+        module = driver.to_ssa_module(cps, verify_each=True)
+        ssa_text = print_module(module)
+        assert print_module(parse_module(ssa_text)) == ssa_text, "SSA print/parse round trip"
+        outcomes[f"ssa-O{level}"] = run_ssa(module)
     return outcomes
 
 

@@ -17,6 +17,8 @@ from cpsc.cps.verify import verify
 from cpsc.opt.pipeline import LEVELS, PASSES
 from cpsc.opt.simplify import simplify
 from cpsc.ssa.interp import run_ssa
+from cpsc.ssa.parser import parse_module
+from cpsc.ssa.printer import print_module
 from cpsc.syntax.interp import run_ast
 from tests.programs.generate import programs
 from tests.programs.harness import Program, native
@@ -52,6 +54,8 @@ def test_print_parse_round_trip_and_idempotent_simplify(source: str):
     for program in (cps, once):
         text = print_program(program)
         assert parse_program(text) == program
+        module = driver.to_ssa_module(program)
+        assert parse_module(print_module(module)) == module
     assert simplify(once) == once
 
 
