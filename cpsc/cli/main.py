@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from cpsc import driver
 from cpsc.cps.interp import run_cps
 from cpsc.cps.printer import print_program
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
+from cpsc.llvm.jit import run_jit
 from cpsc.opt.pipeline import LEVELS, PASSES
 from cpsc.ssa.interp import run_ssa
 from cpsc.ssa.printer import print_module
@@ -29,7 +27,7 @@ def _arguments() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="parse and type-check")
     check.add_argument("file")
     for name, text in (("build", "compile to an executable (or --emit an IR)"),
-                       ("run", "compile and run natively"),
+                       ("run", "compile with LLVM's JIT and run in-process"),
                        ("interp", "run with an interpreter (--level ast|cps|ssa)")):
         p = sub.add_parser(name, help=text)
         p.add_argument("file")
@@ -108,10 +106,8 @@ def _run(args: argparse.Namespace, sources: SourceFiles) -> int:
     if args.command == "build":
         driver.native_executable(module, args.opt, args.output or Path(args.file).stem)
         return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = os.path.join(tmp, Path(args.file).stem)
-        driver.native_executable(module, args.opt, exe)
-        return subprocess.run([exe]).returncode
+    sys.stdout.flush()
+    return run_jit(driver.to_llvm(module), args.opt)
 
 
 def _write(args: argparse.Namespace, text: str) -> int:

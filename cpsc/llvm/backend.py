@@ -43,6 +43,9 @@ def emit_assembly(module: llvm.ModuleRef, opt: int) -> str:
     return str(_target_machine(opt).emit_assembly(module))
 
 
+LIBRARIES = ("-lgc", "-lm", "-lpthread")
+
+
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     path = Path(base) / "cpsc"
@@ -54,24 +57,35 @@ def compiler() -> str:
     return os.environ.get("CC", "cc")
 
 
-def runtime_object() -> Path:
-    """The C runtime, compiled once per source version and cached."""
+def _cached_runtime(suffix: str, flags: list[str], libraries: tuple[str, ...] = ()) -> Path:
+    """The C runtime built with `flags`, once per source version, in the user's cache."""
     source = resources.files("cpsc.runtime").joinpath("runtime.c").read_bytes()
-    digest = hashlib.sha256(source).hexdigest()[:16]
-    obj = cache_dir() / f"runtime-{digest}.o"
-    if not obj.exists():
+    digest = hashlib.sha256(source + repr((flags, libraries)).encode()).hexdigest()[:16]
+    built = cache_dir() / f"runtime-{digest}{suffix}"
+    if not built.exists():
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / "runtime.c"
             src.write_bytes(source)
-            partial = Path(tmp) / "runtime.o"
-            subprocess.run([compiler(), "-O2", "-fPIC", "-c", str(src), "-o", str(partial)], check=True)
-            os.replace(partial, obj)
-    return obj
+            partial = Path(tmp) / ("runtime" + suffix)
+            subprocess.run([compiler(), "-O2", "-fPIC", *flags, str(src), "-o", str(partial), *libraries],
+                           check=True)
+            os.replace(partial, built)  # atomic: concurrent builds cannot see a half-written file
+    return built
+
+
+def runtime_object() -> Path:
+    """The runtime as an object file with `main`, for linking executables."""
+    return _cached_runtime(".o", ["-c"])
+
+
+def runtime_library() -> Path:
+    """The runtime as a shared library without `main`, for the JIT."""
+    return _cached_runtime(".so", ["-shared", "-DFL_NO_MAIN"], LIBRARIES)
 
 
 def link(object_code: bytes, output: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "program.o"
         obj.write_bytes(object_code)
-        subprocess.run([compiler(), str(obj), str(runtime_object()), "-o", output, "-lgc", "-lm", "-lpthread"],
+        subprocess.run([compiler(), str(obj), str(runtime_object()), "-o", output, *LIBRARIES],
                        check=True)

@@ -100,8 +100,6 @@ void fl_uncaught(const char *description) {
 
 void fl_division_by_zero(void) { fl_uncaught("Division_by_zero"); }
 
-extern void fl_program(void);
-
 /* 1 GiB of address space: enough for 10 million frames of up to ~100 bytes.
    Pages are only touched as the recursion reaches them. */
 #define PROGRAM_STACK_BYTES ((size_t)1 << 30)
@@ -122,8 +120,7 @@ static void on_segv(int sig, siginfo_t *info, void *context) {
     signal(sig, SIG_DFL);  /* any other fault: die of it as usual */
 }
 
-static void *run_program(void *unused) {
-    (void)unused;
+static void *run_program(void *program) {
     static char alternate[1 << 16];
     stack_t ss = { .ss_sp = alternate, .ss_size = sizeof alternate, .ss_flags = 0 };
     sigaltstack(&ss, NULL);
@@ -133,12 +130,14 @@ static void *run_program(void *unused) {
     pthread_attr_getstack(&attr, &base, &size);
     pthread_attr_destroy(&attr);
     stack_low = (char *)base;
-    fl_program();
+    ((void (*)(void))program)();
     fl_flush();
     return NULL;
 }
 
-int main(void) {
+/* Run a compiled program: the executable's main calls it with fl_program, and the JIT
+   (cpsc/llvm/jit.py) with the address of the JIT-compiled fl_program. */
+int fl_run(void (*program)(void)) {
     GC_INIT();
     struct sigaction action = { 0 };
     action.sa_sigaction = on_segv;
@@ -149,10 +148,16 @@ int main(void) {
     pthread_attr_setstacksize(&attr, PROGRAM_STACK_BYTES);
     pthread_attr_setguardsize(&attr, GUARD_BYTES);
     pthread_t thread;
-    if (pthread_create(&thread, &attr, run_program, NULL) != 0) {
-        run_program(NULL);  /* no big stack to be had: run on this one */
+    if (pthread_create(&thread, &attr, run_program, (void *)program) != 0) {
+        run_program((void *)program);  /* no big stack to be had: run on this one */
         return 0;
     }
     pthread_join(thread, NULL);
     return 0;
 }
+
+#ifndef FL_NO_MAIN
+extern void fl_program(void);
+
+int main(void) { return fl_run(fl_program); }
+#endif

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,12 @@ def native(program: Program, opt: int = 2) -> Outcome:
         exe = str(Path(tmp) / "prog")
         driver.native_executable(driver.to_ssa_module(cps), opt, exe)
         done = subprocess.run([exe], capture_output=True, timeout=120)
+    return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
+
+
+def jit(program: Program) -> Outcome:
+    """`cpsc run`: LLVM's MCJIT, in a process of its own (a program may end it with `exit`)."""
+    done = subprocess.run([sys.executable, "-m", "cpsc", "run", str(program.path)], capture_output=True, timeout=120)
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
 

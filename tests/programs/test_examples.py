@@ -1,4 +1,5 @@
-"""Every example agrees at all four levels, with its .expected output, and with ocaml."""
+"""Every example agrees at all four levels (and through the JIT), with its .expected output,
+and with ocaml."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import os
 
 import pytest
 
-from tests.programs.harness import ROOT, Program, interpreted, native, with_ocaml
+from tests.programs.harness import ROOT, Program, interpreted, jit, native, with_ocaml
 
 PROGRAMS = sorted((ROOT / "examples").glob("*.fl")) + sorted((ROOT / "tests" / "programs").glob("*.fl"))
 IDS = [p.name for p in PROGRAMS]
@@ -30,6 +31,14 @@ def test_native_agrees_with_expected(path):
     assert outcome.status == program.expected_status
     if program.expected_status == 2:
         assert outcome.stderr.startswith("Fatal error: exception ")
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=IDS)
+def test_jit_agrees_with_expected(path):
+    program = Program(path)
+    outcome = jit(program)
+    assert outcome.stdout == program.expected_stdout
+    assert outcome.status == program.expected_status
 
 
 @pytest.mark.skipif(os.environ.get("CPSC_NO_OCAML") == "1", reason="ocaml oracle disabled")

@@ -1,0 +1,29 @@
+"""Run a program in-process with llvmlite's MCJIT (`cpsc run`, and later the REPL).
+
+The runtime is loaded as a shared library; `fl_run` gives the JIT-compiled `fl_program` the
+same large stack, Stack_overflow handling and output buffering as a linked executable. A
+program that calls `exit` or dies of an uncaught exception ends this process with its status,
+exactly as the executable would.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import llvmlite.binding as llvm
+
+from cpsc.llvm.backend import _target_machine, optimize, runtime_library
+
+
+def run_jit(llvm_ir: str, opt: int) -> int:
+    """Compile `llvm_ir` (from `cpsc.llvm.lower`) at `-O<opt>` and run it; returns its status."""
+    library = str(runtime_library())
+    llvm.load_library_permanently(library)
+    module = optimize(llvm_ir, opt)
+    engine = llvm.create_mcjit_compiler(module, _target_machine(opt))
+    engine.finalize_object()
+    entry = engine.get_function_address("fl_program")
+    runtime = ctypes.CDLL(library)
+    runtime.fl_run.argtypes = [ctypes.c_void_p]
+    runtime.fl_run.restype = ctypes.c_int
+    return int(runtime.fl_run(ctypes.c_void_p(entry)))
