@@ -5,7 +5,7 @@ reached quickly. Relies on: unique names (so substitutions can be applied progra
 a verified input (so a value passed on every incoming edge dominates the continuation).
 
 - callc splitting: a `callc` region's return point becomes a block (`ret r` becomes `r(x)`)
-- constant folding of pure primitives, and branch folding on constants
+- constant folding of pure primitives and of fields of tuples built in sight, branch folding
 - dead values (pure bindings nobody uses), unreachable continuations, unreferenced functions
 - inlining of continuations jumped to exactly once (block merging)
 - eta-reduction of forwarding continuations `k(xs) = jump j(xs)` (jump threading)
@@ -46,12 +46,19 @@ def _rename_everywhere(program: ir.Program, renaming: dict[str, ir.Operand]) -> 
 
 
 def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
+    """Fold pure primitives of constants, fields of tuples built in sight, constant branches."""
+    tuples = {b.var.name: b.value for c in program.conts.values() for b in c.bindings
+              if isinstance(b.value, ir.MakeTuple)}
     renaming: dict[str, ir.Operand] = {}
     changed: dict[str, ir.Cont] = {}
     for cont in program.conts.values():
         bindings = []
         for b in cont.bindings:
             v = b.value
+            if isinstance(v, ir.Field) and isinstance(v.record, ir.Var) and v.record.name in tuples:
+                renaming[b.var.name] = tuples[v.record.name].items[v.index]  # type: ignore[union-attr]
+                stats["fields of known tuples"] += 1
+                continue
             if (isinstance(v, ir.Prim) and PRIMOPS[v.op].pure and v.op != "exit"
                     and all(isinstance(a, ir.Const) for a in v.args)):
                 try:
