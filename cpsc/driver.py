@@ -1,4 +1,9 @@
-"""The compilation pipeline as plain functions; the CLI, the REPL and the tests all call these."""
+"""The compilation pipeline as plain functions; the CLI, the REPL and the tests all call these.
+
+Each function takes an optional `Stages` recorder and times the stages it runs under their
+`--time-passes` names: parse, infer, mono, cps (then the optimiser's passes), closure, ssa,
+lower (SSA to LLVM IR), llvm-opt, codegen, link.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,6 @@ from collections.abc import Callable
 from cpsc.closure.convert import closure_convert
 from cpsc.cps import ir as cps_ir
 from cpsc.cps.convert import cps_convert
-from cpsc.cps.verify import verify
 from cpsc.llvm.backend import emit_object, link, optimize
 from cpsc.llvm.lower import lower_module
 from cpsc.mono.mono import monomorphise
@@ -16,6 +20,7 @@ from cpsc.opt.pipeline import PassReport, run_pipeline
 from cpsc.ssa import ir as ssa_ir
 from cpsc.ssa.from_cps import to_ssa
 from cpsc.ssa.verify import verify_module
+from cpsc.stages import Stages
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import SourceFiles
 from cpsc.syntax.parser import lang_file, parse_module
@@ -29,30 +34,40 @@ def _prelude() -> ast.Module:
     return parse_module(lang_file("prelude.fl"), PRELUDE_FILE)
 
 
-def parse_program(text: str, file: str, sources: SourceFiles | None = None) -> ast.Module:
+def parse_program(text: str, file: str, sources: SourceFiles | None = None,
+                  stages: Stages | None = None) -> ast.Module:
     """The user's program with the prelude's declarations in front."""
+    stages = stages or Stages()
     if sources is not None:
         sources.add(file, text)
         sources.add(PRELUDE_FILE, lang_file("prelude.fl"))
-    user = parse_module(text, file)
-    return ast.Module(_prelude().declarations + user.declarations, (PRELUDE_FILE, file))
+    with stages.stage("parse"):
+        user = parse_module(text, file)
+        return ast.Module(_prelude().declarations + user.declarations, (PRELUDE_FILE, file))
 
 
-def front_end(text: str, file: str, sources: SourceFiles | None = None) -> ast.Expr:
+def front_end(text: str, file: str, sources: SourceFiles | None = None,
+              stages: Stages | None = None) -> ast.Expr:
     """Parse, type-check and monomorphise: the whole program as one typed expression."""
-    module = parse_program(text, file, sources)
-    typing = infer_module(module)
-    return monomorphise(module, typing)
+    stages = stages or Stages()
+    module = parse_program(text, file, sources, stages)
+    with stages.stage("infer"):
+        typing = infer_module(module)
+    with stages.stage("mono"):
+        return monomorphise(module, typing)
 
 
-def to_cps(program: ast.Expr) -> cps_ir.Program:
-    return cps_convert(program)
+def to_cps(program: ast.Expr, stages: Stages | None = None) -> cps_ir.Program:
+    with (stages or Stages()).stage("cps"):
+        return cps_convert(program)
 
 
 def optimise(program: cps_ir.Program, passes: list[str], verify_each: bool = False,
              after_each: Callable[[str, cps_ir.Program], None] | None = None,
-             ) -> tuple[cps_ir.Program, list[PassReport]]:
+             stages: Stages | None = None) -> tuple[cps_ir.Program, list[PassReport]]:
     """Run passes by name; with `verify_each` the verifier checks every intermediate program."""
+
+    from cpsc.cps.verify import verify  # only with verify_each; a plain build skips the import
 
     def after(name: str, p: cps_ir.Program) -> None:
         if verify_each:
@@ -62,21 +77,36 @@ def optimise(program: cps_ir.Program, passes: list[str], verify_each: bool = Fal
 
     if verify_each:
         verify(program)
-    return run_pipeline(program, passes, after)
+    with (stages or Stages()).stage("opt"):
+        return run_pipeline(program, passes, after)
 
 
-def to_ssa_module(program: cps_ir.Program, verify_each: bool = False) -> ssa_ir.Module:
-    closed = closure_convert(program)
+def to_ssa_module(program: cps_ir.Program, verify_each: bool = False,
+                  stages: Stages | None = None) -> ssa_ir.Module:
+    stages = stages or Stages()
+    with stages.stage("closure"):
+        closed = closure_convert(program)
     if verify_each:
+        from cpsc.cps.verify import verify
+
         verify(closed)
-    module = to_ssa(closed)
-    verify_module(module)
-    return module
+    with stages.stage("ssa"):
+        module = to_ssa(closed)
+        verify_module(module)
+        return module
 
 
-def to_llvm(module: ssa_ir.Module) -> str:
-    return str(lower_module(module))
+def to_llvm(module: ssa_ir.Module, stages: Stages | None = None) -> str:
+    with (stages or Stages()).stage("lower"):
+        return str(lower_module(module))
 
 
-def native_executable(module: ssa_ir.Module, opt: int, output: str) -> None:
-    link(emit_object(optimize(to_llvm(module), opt), opt), output)
+def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stages | None = None) -> None:
+    stages = stages or Stages()
+    llvm_ir = to_llvm(module, stages)
+    with stages.stage("llvm-opt"):
+        optimized = optimize(llvm_ir, opt)
+    with stages.stage("codegen"):
+        object_code = emit_object(optimized, opt)
+    with stages.stage("link"):
+        link(object_code, output)

@@ -37,11 +37,17 @@ def _referenced_functions(conts: list[ir.Cont]) -> set[str]:
 
 
 def free_variables(program: ir.Program) -> dict[str, list[ir.Var]]:
-    """Each function's free variables (transitively through the functions it references)."""
+    """Each function's free variables (transitively through the functions it references).
+
+    A function needs, besides its own free variables, those of every function it calls or
+    makes a closure of, minus what it defines itself. The reference graph is walked once with
+    callees first (Tarjan's strongly connected components; only inside a component, a group of
+    mutually recursive functions, is a fixed point iterated), so a chain of n functions costs
+    n steps, not n rounds over all functions."""
     by_function = _conts_by_function(program)
     types: dict[str, ir.Var] = {}
     defined: dict[str, set[str]] = {}
-    free: dict[str, set[str]] = {}
+    own: dict[str, set[str]] = {}
     for name, f in program.functions.items():
         defs = {p.name for p in f.params}
         for cont in by_function[name]:
@@ -51,17 +57,64 @@ def free_variables(program: ir.Program) -> dict[str, list[ir.Var]]:
         for p in f.params:
             types[p.name] = p
         defined[name] = defs
-        free[name] = {u for cont in by_function[name] for u in cont_uses(cont)} - defs
-    references = {name: _referenced_functions(by_function[name]) for name in program.functions}
-    changed = True
-    while changed:
-        changed = False
-        for name in program.functions:
-            extra = set().union(*(free[g] for g in references[name])) - defined[name] - free[name]
-            if extra:
-                free[name] |= extra
-                changed = True
+        own[name] = {u for cont in by_function[name] for u in cont_uses(cont)} - defs
+    references = {name: sorted(_referenced_functions(by_function[name])) for name in program.functions}
+    free: dict[str, set[str]] = {}
+    for component in strongly_connected_components(sorted(program.functions), references):
+        members = set(component)
+        for m in component:
+            free[m] = own[m].union(*(free[g] for g in references[m] if g not in members)) - defined[m]
+        changed = len(component) > 1
+        while changed:  # mutual recursion: what one member needs, those calling it need too
+            changed = False
+            for m in component:
+                extra = set().union(*(free[g] for g in references[m] if g in members)) - defined[m] - free[m]
+                if extra:
+                    free[m] |= extra
+                    changed = True
     return {name: sorted((types[v] for v in vs), key=lambda v: v.name) for name, vs in free.items()}
+
+
+def strongly_connected_components(nodes: list[str], edges: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's algorithm without recursion; components come out callees first (reverse
+    topological order of the condensed graph)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, next_edge = work.pop()
+            if next_edge == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            successors = edges.get(node, [])
+            if next_edge < len(successors):
+                work.append((node, next_edge + 1))
+                succ = successors[next_edge]
+                if succ not in index:
+                    work.append((succ, 0))
+                elif succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+                continue
+            for succ in successors:  # fold in the low links of the children just finished
+                if succ in on_stack:
+                    low[node] = min(low[node], low[succ])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(component)
+    return components
 
 
 def closure_convert(program: ir.Program) -> ir.Program:

@@ -19,6 +19,7 @@ from cpsc.cps.primops import COMPARISON_NAMES, PRIMOPS
 from cpsc.syntax import ast
 from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.diagnostics import CompileError
+from cpsc.syntax.scope import Scope
 from cpsc.types.types import BOOL, INT, UNIT, TCon, arrow
 
 _SOURCE_TO_OP = {op.source: op.name for op in PRIMOPS.values()
@@ -104,7 +105,7 @@ class Converter:
         self.block, self.current_function = saved
 
     # ---------------------------------------------------------------- functions
-    def define(self, known: Known, fun: ast.Expr, env: dict[str, _Entry], parent: str | None) -> None:
+    def define(self, known: Known, fun: ast.Expr, env: Scope[_Entry], parent: str | None) -> None:
         patterns, body = ast.fun_params(fun)
         patterns = patterns[:len(known.param_types)]
         params, binds = [], []
@@ -117,10 +118,10 @@ class Converter:
         self.functions[known.function] = ir.Function(known.function, tuple(params), known.result, entry, parent)
         saved = self.suspended()
         self.start(entry, (), known.function)
-        inner = dict(env)
-        for pattern, var in binds:
-            self.bind_pattern(pattern, var, inner)
-        self.tail(body, ir.Ret(known.function), inner)
+        with env.scope():
+            for pattern, var in binds:
+                self.bind_pattern(pattern, var, env)
+            self.tail(body, ir.Ret(known.function), env)
         self.resume(saved)
 
     def known_for(self, name: str, fun: ast.Expr) -> Known:
@@ -212,9 +213,9 @@ class Converter:
         return self.emit("c", BOOL, ir.Prim(f"{short}_int", (order, ir.Const(0, INT))))
 
     # ---------------------------------------------------------------- patterns and lets
-    def bind_pattern(self, pattern: ast.Pattern, value: ir.Operand, env: dict[str, _Entry]) -> None:
+    def bind_pattern(self, pattern: ast.Pattern, value: ir.Operand, env: Scope[_Entry]) -> None:
         if isinstance(pattern, ast.PVar):
-            env[pattern.name] = value
+            env.bind(pattern.name, value)
         elif isinstance(pattern, ast.PTuple):
             for i, item in enumerate(pattern.items):
                 if ast.pattern_names(item):
@@ -223,24 +224,41 @@ class Converter:
         elif isinstance(pattern, ast.PAnnot):
             self.bind_pattern(pattern.pattern, value, env)
 
-    def let(self, expr: ast.Let, env: dict[str, _Entry]) -> dict[str, _Entry]:
-        inner = dict(env)
-        functions = [(b, self.known_for(b.pattern.name, b.value)) for b in expr.bindings
+    def let(self, expr: ast.Let, env: Scope[_Entry]) -> None:
+        """Convert the bindings of `let [rec] ... in` and bind their names in `env` (for the body)."""
+        functions = [(b.pattern.name, b.value, self.known_for(b.pattern.name, b.value)) for b in expr.bindings
                      if isinstance(b.value, ast.Fun) and isinstance(b.pattern, ast.PVar)]
         if expr.is_rec:
-            for binding, known in functions:
-                inner[binding.pattern.name] = known  # type: ignore[union-attr]
-        for binding, known in functions:
-            self.define(known, binding.value, inner if expr.is_rec else env, self.current_function)
-            inner[binding.pattern.name] = known  # type: ignore[union-attr]
+            for name, _, known in functions:
+                env.bind(name, known)
+        for _, fun, known in functions:
+            self.define(known, fun, env, self.current_function)
         values = [(b, self.value(b.value, env)) for b in expr.bindings if not isinstance(b.value, ast.Fun)
                   or not isinstance(b.pattern, ast.PVar)]
+        if not expr.is_rec:
+            for name, _, known in functions:
+                env.bind(name, known)
         for binding, value in values:
-            self.bind_pattern(binding.pattern, value, inner)
-        return inner
+            self.bind_pattern(binding.pattern, value, env)
+
+    def let_chain(self, expr: ast.Let, env: Scope[_Entry]) -> ast.Expr:
+        """Convert the bindings of `let ... in let ... in body` in a loop; returns `body`, whose
+        conversion must follow while the names are bound (the caller undoes the scope)."""
+        body: ast.Expr = expr
+        while isinstance(body, ast.Let):
+            self.let(body, env)
+            body = body.body
+        return body
+
+    def effects(self, expr: ast.Expr, env: Scope[_Entry]) -> ast.Expr:
+        """Convert `e1; e2; ...; en` up to `en` in a loop, and return `en`."""
+        while isinstance(expr, ast.Seq):
+            self.value(expr.first, env)
+            expr = expr.second
+        return expr
 
     # ---------------------------------------------------------------- expressions
-    def value(self, expr: ast.Expr, env: dict[str, _Entry]) -> ir.Operand:
+    def value(self, expr: ast.Expr, env: Scope[_Entry]) -> ir.Operand:
         if isinstance(expr, ast.Const):
             return ir.Const(expr.value, expr.ty)
         if isinstance(expr, ast.Var):
@@ -249,10 +267,12 @@ class Converter:
             items = tuple(self.value(i, env) for i in expr.items)
             return self.emit("tup", expr.ty, ir.MakeTuple(items))
         if isinstance(expr, ast.Let):
-            return self.value(expr.body, self.let(expr, env))
+            mark = env.mark()
+            operand = self.value(self.let_chain(expr, env), env)
+            env.undo(mark)
+            return operand
         if isinstance(expr, ast.Seq):
-            self.value(expr.first, env)
-            return self.value(expr.second, env)
+            return self.value(self.effects(expr, env), env)
         if isinstance(expr, ast.Fun):
             known = self.known_for("fun", expr)
             self.define(known, expr, env, self.current_function)
@@ -267,7 +287,7 @@ class Converter:
             return self.value(expr.expr, env)
         raise AssertionError(expr)
 
-    def variable(self, expr: ast.Var, env: dict[str, _Entry]) -> ir.Operand:
+    def variable(self, expr: ast.Var, env: Scope[_Entry]) -> ir.Operand:
         entry = env.get(expr.name)
         if isinstance(entry, Known):
             return self.closure_of(entry)
@@ -275,7 +295,7 @@ class Converter:
             return entry
         return self.closure_of(self.primitive_function(expr.name, expr.ty))
 
-    def if_value(self, expr: ast.If, env: dict[str, _Entry]) -> ir.Operand:
+    def if_value(self, expr: ast.If, env: Scope[_Entry]) -> ir.Operand:
         """`callc if() ret join`, the branches jumping to the return point `join`."""
         condition = self.value(expr.condition, env)
         join = self.names.fresh("join")
@@ -286,7 +306,7 @@ class Converter:
         self.resume(saved)
         return self.emit("v", expr.ty, ir.CallC(test, (), join))
 
-    def branch(self, condition: ir.Operand, expr: ast.If, env: dict[str, _Entry], target: ir.Target,
+    def branch(self, condition: ir.Operand, expr: ast.If, env: Scope[_Entry], target: ir.Target,
                label: str | None = None) -> None:
         then_label, else_label = self.names.fresh("then"), self.names.fresh("else")
         if label is not None:
@@ -297,15 +317,16 @@ class Converter:
         self.start(else_label)
         self.tail(expr.else_branch, target, env)
 
-    def tail(self, expr: ast.Expr, target: ir.Target, env: dict[str, _Entry]) -> None:
+    def tail(self, expr: ast.Expr, target: ir.Target, env: Scope[_Entry]) -> None:
         """Convert `expr` so that its value is passed to `target`; this finishes the block."""
         if isinstance(expr, ast.If):
             self.branch(self.value(expr.condition, env), expr, env, target)
         elif isinstance(expr, ast.Let):
-            self.tail(expr.body, target, self.let(expr, env))
+            mark = env.mark()
+            self.tail(self.let_chain(expr, env), target, env)
+            env.undo(mark)
         elif isinstance(expr, ast.Seq):
-            self.value(expr.first, env)
-            self.tail(expr.second, target, env)
+            self.tail(self.effects(expr, env), target, env)
         elif isinstance(expr, ast.App) and isinstance(target, ir.Ret):
             result = self.application(expr, env, target)
             if result is not None:
@@ -315,7 +336,7 @@ class Converter:
         else:
             self.finish(ir.Jump(target, (self.value(expr, env),)))
 
-    def application(self, expr: ast.App, env: dict[str, _Entry], tail: ir.Ret | None) -> ir.Operand | None:
+    def application(self, expr: ast.App, env: Scope[_Entry], tail: ir.Ret | None) -> ir.Operand | None:
         """A call; in tail position (tail is the current `ret`) it may end the block and return None."""
         head: ast.Expr = expr
         arg_exprs: list[ast.Expr] = []
@@ -360,7 +381,7 @@ class Converter:
         self.functions[main] = ir.Function(main, (), UNIT, entry, None)
         self.current_function = main
         self.start(entry, (), main)
-        self.tail(expr, ir.Ret(main), {})
+        self.tail(expr, ir.Ret(main), Scope())
         return ir.Program(pmap(self.functions), pmap(self.conts), main)
 
 

@@ -240,3 +240,7 @@ def function_conts(program: Program, function: str) -> list[str]:
 
 def uses_of_value(value: Value) -> list[str]:
     return [o.name for o in value_operands(value) if isinstance(o, Var)]
+
+
+def terminator_uses(term: Terminator) -> list[str]:
+    return [o.name for o in terminator_operands(term) if isinstance(o, Var)]

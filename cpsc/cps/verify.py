@@ -9,7 +9,7 @@ them; `ret f` is used only inside `f`; jump arities and types match; every value
 from __future__ import annotations
 
 from cpsc.cps import ir
-from cpsc.cps.dominance import dominators
+from cpsc.cps.dominance import Dominators
 from cpsc.cps.primops import PRIMOPS
 from cpsc.cps.printer import show_type
 from cpsc.types.types import BOOL, TCon
@@ -82,7 +82,7 @@ class Verifier:
             for s in ir.successors(self.program.conts[label]):
                 if s in preds:
                     preds[s].append(label)
-        dom = dominators(labels, preds)
+        dom = Dominators(labels, preds)
         for label in labels:
             cont = self.program.conts[label]
             for i, b in enumerate(cont.bindings):
@@ -91,7 +91,7 @@ class Verifier:
             for o in ir.terminator_operands(cont.terminator):
                 self.check_use(o, function, label, len(cont.bindings), dom)
 
-    def check_use(self, o: ir.Operand, function: str, label: str, index: int, dom: dict[str, set[str]]) -> None:
+    def check_use(self, o: ir.Operand, function: str, label: str, index: int, dom: Dominators) -> None:
         if not isinstance(o, ir.Var):
             return
         where = f"continuation {label}"
@@ -109,7 +109,7 @@ class Verifier:
             return
         if def_index == -2:
             return
-        if def_label == label and def_index >= index or def_label != label and def_label not in dom[label]:
+        if def_label == label and def_index >= index or def_label != label and not dom.dominates(def_label, label):
             self.fail(where, f"the definition of {o.name} (in {def_label}) does not dominate this use")
 
     def type_of(self, name: str) -> TCon:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
+from cpsc.cache import cache_dir
+
 
 @functools.cache
 def _target_machine(opt: int) -> llvm.TargetMachine:
@@ -44,13 +46,6 @@ def emit_assembly(module: llvm.ModuleRef, opt: int) -> str:
 
 
 LIBRARIES = ("-lgc", "-lm", "-lpthread")
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(base) / "cpsc"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def compiler() -> str:

@@ -16,6 +16,7 @@ from typing import TypeVar
 from cpsc.syntax import ast
 from cpsc.syntax.builtins import COMPARISONS
 from cpsc.syntax.diagnostics import CompileError
+from cpsc.syntax.scope import Scope
 from cpsc.types.infer import Scheme, Typing
 from cpsc.types.types import UNIT, TCon, TVar, Type, resolve, show
 
@@ -38,6 +39,7 @@ class _PolyGroup:
 
 
 _Entry = _PolyGroup | str  # a polymorphic group, or the (renamed) monomorphic name
+_LetLike = ast.Let | ast.LetDecl  # what `let_chain` needs: is_rec and bindings
 
 
 class Monomorphiser:
@@ -68,7 +70,7 @@ class Monomorphiser:
         return self.typed(p, p, subst)
 
     # ---------------------------------------------------------------- expressions
-    def expr(self, e: ast.Expr, env: dict[str, _Entry], subst: dict[int, Type]) -> ast.Expr:
+    def expr(self, e: ast.Expr, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         if isinstance(e, ast.Const):
             return self.typed(e, e, subst)
         if isinstance(e, ast.Var):
@@ -77,14 +79,19 @@ class Monomorphiser:
             new: ast.Expr = dataclasses.replace(e, function=self.expr(e.function, env, subst),
                                                 argument=self.expr(e.argument, env, subst))
         elif isinstance(e, ast.Fun):
-            inner = dict(env)
-            for name in ast.pattern_names(e.param):
-                inner[name] = name
-            new = dataclasses.replace(e, param=self.pattern(e.param, subst, {}),
-                                      body=self.expr(e.body, inner, subst))
+            with env.scope():
+                for name in ast.pattern_names(e.param):
+                    env.bind(name, name)
+                new = dataclasses.replace(e, param=self.pattern(e.param, subst, {}),
+                                          body=self.expr(e.body, env, subst))
         elif isinstance(e, ast.Let):
-            return self.let(e.is_rec, e.bindings, env, subst,
-                            lambda inner: self.expr(e.body, inner, subst))
+            lets: list[_LetLike] = []
+            body: ast.Expr = e
+            while isinstance(body, ast.Let):
+                lets.append(body)
+                body = body.body
+            final = body
+            return self.let_chain(lets, lambda: self.expr(final, env, subst), env, subst)
         elif isinstance(e, ast.If):
             new = dataclasses.replace(e, condition=self.expr(e.condition, env, subst),
                                       then_branch=self.expr(e.then_branch, env, subst),
@@ -100,7 +107,7 @@ class Monomorphiser:
             raise AssertionError(e)
         return self.typed(e, new, subst)
 
-    def var(self, e: ast.Var, env: dict[str, _Entry], subst: dict[int, Type]) -> ast.Expr:
+    def var(self, e: ast.Var, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         entry = env.get(e.name, e.name)
         name = entry if isinstance(entry, str) else e.name
         if isinstance(entry, _PolyGroup):
@@ -114,32 +121,46 @@ class Monomorphiser:
                                "no equality or order in FL")
         return result
 
-    def let(self, is_rec: bool, bindings: tuple[ast.Binding, ...], env: dict[str, _Entry],
-            subst: dict[int, Type], body: Callable[[dict[str, _Entry]], ast.Expr]) -> ast.Expr:
-        """Monomorphise `let [rec] bindings in body`: the body first, to learn which instances it uses."""
-        groups = self.poly_groups(is_rec, bindings)
-        inner = dict(env)
-        for binding in bindings:
-            for name in ast.pattern_names(binding.pattern):
-                inner[name] = name
-        for group in groups:
-            for name in group.members:
-                inner[name] = group
-        new_body = body(inner)
-        value_env = inner if is_rec else env
-        new_bindings: list[ast.Binding] = []
+    def let_chain(self, lets: list[_LetLike], final_body: Callable[[], ast.Expr], env: Scope[_Entry],
+                  subst: dict[int, Type]) -> ast.Expr:
+        """Monomorphise `let b1 in let b2 in ... final_body` (or a module's declarations).
+
+        A let's body is done before its bindings, to learn which instances of its polymorphic
+        names the body uses; so the scopes are opened going down the chain and the bindings are
+        done coming back up, in a loop rather than a recursion as deep as the chain."""
+        opened: list[tuple[int, int, list[_PolyGroup]]] = []  # marks before and after each let's names
+        for let in lets:
+            groups = self.poly_groups(let.is_rec, let.bindings)
+            mark = env.mark()
+            for binding in let.bindings:
+                for name in ast.pattern_names(binding.pattern):
+                    env.bind(name, name)
+            for group in groups:
+                for name in group.members:
+                    env.bind(name, group)
+            opened.append((mark, env.mark(), groups))
+        result = final_body()
+        for let, (mark, bound, groups) in zip(reversed(lets), reversed(opened)):
+            env.undo(bound if let.is_rec else mark)  # only recursive values see their own names
+            new_bindings = self.bindings(let, groups, env, subst)
+            env.undo(mark)
+            if new_bindings:
+                result = ast.Let(let.is_rec, tuple(new_bindings), result, let.bindings[0].span, ty=result.ty)
+        return result
+
+    def bindings(self, let: _LetLike, groups: list[_PolyGroup], env: Scope[_Entry],
+                 subst: dict[int, Type]) -> list[ast.Binding]:
+        """The monomorphic bindings of `let`, then one copy of each polymorphic one per instance used."""
         poly_members = {name for g in groups for name in g.members}
-        for binding in bindings:
-            if not set(ast.pattern_names(binding.pattern)) & poly_members:
-                value = self.expr(binding.value, value_env, subst)
-                new_bindings.append(dataclasses.replace(binding, pattern=self.pattern(binding.pattern, subst, {}),
-                                                        value=value))
+        out: list[ast.Binding] = []
+        for binding in let.bindings:
+            if poly_members.isdisjoint(ast.pattern_names(binding.pattern)):
+                value = self.expr(binding.value, env, subst)
+                out.append(dataclasses.replace(binding, pattern=self.pattern(binding.pattern, subst, {}),
+                                               value=value))
         for group in groups:
-            new_bindings.extend(self.instances(group, bindings, value_env, subst, is_rec))
-        if not new_bindings:
-            return new_body
-        span = bindings[0].span
-        return ast.Let(is_rec, tuple(new_bindings), new_body, span, ty=new_body.ty)
+            out.extend(self.instances(group, let.bindings, env, subst, let.is_rec))
+        return out
 
     def poly_groups(self, is_rec: bool, bindings: tuple[ast.Binding, ...]) -> list[_PolyGroup]:
         schemes: list[tuple[str, Scheme]] = []
@@ -162,7 +183,7 @@ class Monomorphiser:
             return [_PolyGroup(tuple(quantified), members)]
         return [_PolyGroup(scheme.quantified, (name,)) for name, scheme in schemes]
 
-    def instances(self, group: _PolyGroup, bindings: tuple[ast.Binding, ...], env: dict[str, _Entry],
+    def instances(self, group: _PolyGroup, bindings: tuple[ast.Binding, ...], env: Scope[_Entry],
                   subst: dict[int, Type], is_rec: bool) -> list[ast.Binding]:
         out: list[ast.Binding] = []
         done: set[tuple[Type, ...]] = set()
@@ -172,31 +193,25 @@ class Monomorphiser:
             names = group.instances[key]
             inner_subst = dict(subst)
             inner_subst.update({v.id: t for v, t in zip(group.quantified, key)})
-            inner_env = dict(env)
-            if is_rec:
-                inner_env.update(names)
-            for binding in bindings:
-                pattern = binding.pattern
-                while isinstance(pattern, ast.PAnnot):
-                    pattern = pattern.pattern
-                if not isinstance(pattern, ast.PVar) or pattern.name not in names:
-                    continue
-                value = self.expr(binding.value, inner_env, inner_subst)
-                out.append(dataclasses.replace(binding, pattern=self.pattern(pattern, inner_subst, names),
-                                               value=value))
+            with env.scope():
+                if is_rec:
+                    for name, instance_name in names.items():
+                        env.bind(name, instance_name)
+                for binding in bindings:
+                    pattern = binding.pattern
+                    while isinstance(pattern, ast.PAnnot):
+                        pattern = pattern.pattern
+                    if not isinstance(pattern, ast.PVar) or pattern.name not in names:
+                        continue
+                    value = self.expr(binding.value, env, inner_subst)
+                    out.append(dataclasses.replace(binding, pattern=self.pattern(pattern, inner_subst, names),
+                                                   value=value))
         return out
 
     def module(self, module: ast.Module) -> ast.Expr:
         declarations = module.declarations
-
-        def from_index(index: int, env: dict[str, _Entry]) -> ast.Expr:
-            if index == len(declarations):
-                span = declarations[-1].span
-                return ast.Const(None, "unit", span, ty=UNIT)
-            decl = declarations[index]
-            return self.let(decl.is_rec, decl.bindings, env, {}, lambda inner: from_index(index + 1, inner))
-
-        return from_index(0, {})
+        span = declarations[-1].span
+        return self.let_chain(list(declarations), lambda: ast.Const(None, "unit", span, ty=UNIT), Scope(), {})
 
 
 def _contains_arrow(t: object) -> bool:

@@ -23,6 +23,8 @@ from cpsc.cps.rewrite import (
     function_references,
     label_census,
     rename_cont,
+    rename_terminator,
+    rename_value,
     split_callc,
     use_census,
 )
@@ -46,37 +48,64 @@ def _rename_everywhere(program: ir.Program, renaming: dict[str, ir.Operand]) -> 
 
 
 def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
-    """Fold pure primitives of constants, fields of tuples built in sight, constant branches."""
+    """Fold pure primitives of constants, fields of tuples built in sight, constant branches.
+
+    Each function's continuations are visited in reverse postorder, so a definition is seen
+    before the uses it dominates, and a folded value is substituted into the values after it
+    as the sweep goes: a chain `t1 = 1 + 2; t2 = t1 + 3; ...` folds in one sweep, not one
+    link per round."""
     tuples = {b.var.name: b.value for c in program.conts.values() for b in c.bindings
               if isinstance(b.value, ir.MakeTuple)}
     renaming: dict[str, ir.Operand] = {}
     changed: dict[str, ir.Cont] = {}
-    for cont in program.conts.values():
-        bindings = []
-        for b in cont.bindings:
-            v = b.value
-            if isinstance(v, ir.Field) and isinstance(v.record, ir.Var) and v.record.name in tuples:
-                renaming[b.var.name] = tuples[v.record.name].items[v.index]  # type: ignore[union-attr]
-                stats["fields of known tuples"] += 1
-                continue
-            if (isinstance(v, ir.Prim) and PRIMOPS[v.op].pure and v.op != "exit"
-                    and all(isinstance(a, ir.Const) for a in v.args)):
-                try:
-                    result = evaluate(v.op, [a.value for a in v.args], [])  # type: ignore[union-attr]
-                except Exception:  # noqa: BLE001 - a fold that fails is simply not done
-                    bindings.append(b)
-                    continue
-                renaming[b.var.name] = ir.Const(result, b.var.type)
-                stats["constants folded"] += 1
-                continue
-            bindings.append(b)
-        term = cont.terminator
-        if isinstance(term, ir.Branch) and isinstance(term.condition, ir.Const):
-            term = ir.Jump(term.if_true if term.condition.value else term.if_false, ())
-            stats["branches folded"] += 1
-        if len(bindings) != len(cont.bindings) or term is not cont.terminator:
-            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, tuple(bindings), term)
+    for function in program.functions:
+        for label in ir.function_conts(program, function):
+            cont = program.conts[label]
+            bindings = _fold_bindings(cont.bindings, tuples, renaming, stats)
+            term = cont.terminator
+            if not renaming.keys().isdisjoint(ir.terminator_uses(term)):
+                term = rename_terminator(term, renaming)
+            if isinstance(term, ir.Branch) and isinstance(term.condition, ir.Const):
+                term = ir.Jump(term.if_true if term.condition.value else term.if_false, ())
+                stats["branches folded"] += 1
+            if bindings is not cont.bindings or term is not cont.terminator:
+                changed[label] = ir.Cont(label, cont.function, cont.params, bindings, term)
     return _rename_everywhere(program.with_conts(changed), renaming)
+
+
+def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTuple],
+                   renaming: dict[str, ir.Operand], stats: Stats) -> tuple[ir.Binding, ...]:
+    """The bindings with known values folded away (recorded in `renaming`) and earlier folds
+    substituted; the same tuple object when nothing changed."""
+    out: list[ir.Binding] = []
+    for b in bindings:
+        v = b.value
+        if renaming and not renaming.keys().isdisjoint(ir.uses_of_value(v)):
+            v = rename_value(v, renaming)
+        if isinstance(v, ir.Field) and isinstance(v.record, ir.Var) and v.record.name in tuples:
+            renaming[b.var.name] = tuples[v.record.name].items[v.index]
+            stats["fields of known tuples"] += 1
+            continue
+        folded = _fold_primitive(v, b.var.type)
+        if folded is not None:
+            renaming[b.var.name] = folded
+            stats["constants folded"] += 1
+            continue
+        out.append(b if v is b.value else ir.Binding(b.var, v))
+    if len(out) == len(bindings) and all(new is old for new, old in zip(out, bindings)):
+        return bindings
+    return tuple(out)
+
+
+def _fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:
+    """The constant a pure primitive of constant operands evaluates to (None: not foldable)."""
+    if not (isinstance(v, ir.Prim) and PRIMOPS[v.op].pure and v.op != "exit"
+            and all(isinstance(a, ir.Const) for a in v.args)):
+        return None
+    try:
+        return ir.Const(evaluate(v.op, [a.value for a in v.args], []), result_type)  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 - a fold that fails (division by zero) is simply not done
+        return None
 
 
 def _removable(value: ir.Value) -> bool:

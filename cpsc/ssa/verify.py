@@ -4,7 +4,7 @@ into a block with phis, every use dominated by its definition (via the dominator
 from __future__ import annotations
 
 from cpsc.cps import ir as cps
-from cpsc.cps.dominance import dominators
+from cpsc.cps.dominance import Dominators
 from cpsc.ssa import ir
 
 
@@ -12,8 +12,8 @@ class SsaVerifyError(Exception):
     pass
 
 
-def function_dominators(f: ir.Function) -> dict[str, set[str]]:
-    return dominators([b.label for b in f.blocks], f.predecessors())
+def function_dominators(f: ir.Function) -> Dominators:
+    return Dominators([b.label for b in f.blocks], f.predecessors())
 
 
 def verify_function(f: ir.Function) -> None:
@@ -46,7 +46,7 @@ def verify_function(f: ir.Function) -> None:
         if name not in defined_in:
             fail(f"%{name} is used in #{label} but never defined")
         where, index = defined_in[name]
-        if where == label and index >= position or where != label and where not in dom[label]:
+        if where == label and index >= position or where != label and not dom.dominates(where, label):
             fail(f"the definition of %{name} does not dominate its use in #{label}")
 
     for b in f.blocks:

@@ -212,3 +212,24 @@ def fun_params(expr: Expr) -> tuple[list[Pattern], Expr]:
         params.append(expr.param)
         expr = expr.body
     return params, expr
+
+
+def deepest_span(module: Module) -> Span | None:
+    """The span of the most deeply nested node of a program (found without recursion), for the
+    diagnostic of a program nested beyond what the compiler can hold."""
+    deepest: tuple[int, Span | None] = (-1, None)
+    stack: list[tuple[object, int]] = [(d, 0) for d in module.declarations]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend((item, depth) for item in node)
+            continue
+        span = getattr(node, "span", None)
+        if not isinstance(span, Span):
+            continue
+        if depth > deepest[0]:
+            deepest = (depth, span)
+        for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
+            if name not in ("span", "ty"):
+                stack.append((getattr(node, name), depth + 1))
+    return deepest[1]

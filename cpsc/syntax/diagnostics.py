@@ -60,3 +60,11 @@ def render(error: CompileError, sources: SourceFiles, severity: str = "error") -
         out.append("       | " + " " * (span.col - 1) + "^" + "~" * max(0, width - 1))
     out.extend(f"note: {note}" for note in error.notes)
     return "\n".join(out)
+
+
+
+def too_deep(span: Span) -> CompileError:
+    """The diagnostic for a program nested beyond what the compiler's stack holds, at its
+    most deeply nested point."""
+    return CompileError(span, "this expression is nested too deeply for cpsc to compile "
+                        "(about a million levels or more)")

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
 from importlib import resources
 from typing import Any
 
 import lark
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token
 
+from cpsc.cache import cache_dir
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
 
@@ -19,50 +22,67 @@ def lang_file(name: str) -> str:
 
 
 @functools.cache
-def _parser() -> Lark:
-    return Lark(lang_file("grammar.lark"), parser="lalr", propagate_positions=True,
-                maybe_placeholders=False)
+def _parser() -> tuple[Lark, _ToAst]:
+    """The LALR parser, with the AST built by `_ToAst` as rules are reduced. Lark caches the
+    analysed grammar (keyed by its text) in the user's cache folder, so that a build does not
+    pay for computing the parse tables."""
+    builder = _ToAst()
+    parser = Lark(lang_file("grammar.lark"), parser="lalr", maybe_placeholders=False,
+                  transformer=_Callbacks(builder), cache=str(cache_dir() / "grammar.lark.cache"))
+    return parser, builder
+
+
+class _Callbacks:
+    """What Lark calls on each reduction, `rule(children)`: the `_ToAst` method of the rule's
+    name with the children as arguments. (Lark's own `v_args(inline=True)` does the same but
+    builds a wrapper object per call, which doubled the parse time.)"""
+
+    def __init__(self, builder: _ToAst) -> None:
+        for name in dir(builder):
+            if not name.startswith("_") and callable(method := getattr(builder, name)):
+                setattr(self, name, lambda children, method=method: method(*children))
+
+
+# What the comment scanner steps over or acts on: string and char literals (a `(*` inside them
+# opens no comment) and comment brackets.
+_COMMENT_SCAN = re.compile(r"""
+    "(?:[^"\\]|\\.)*"                                   # string literal
+  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}))'   # char literal
+  | \(\*(?!\))                                           # comment opens (but `( *)` is an operator)
+  | \*\)                                                  # comment closes
+""", re.VERBOSE | re.DOTALL)
 
 
 def strip_comments(text: str, file: str) -> str:
     """Blank out nested `(* ... *)` comments, keeping every line and column in place."""
-    out = list(text)
+    if "(*" not in text:
+        return text
+    out: list[str] = []
     depth = 0
-    i = 0
-    in_string = False
-    start = (0, 0)
-    while i < len(text):
-        c = text[i]
-        if depth == 0 and in_string:
-            if c == "\\":
-                i += 2
-                continue
-            if c == '"':
-                in_string = False
-        elif depth == 0 and c == '"':
-            in_string = True
-        elif depth == 0 and c == "'" and text[i:i + 3].endswith("'") and len(text[i:i + 3]) == 3:
-            i += 3
-            continue
-        elif text.startswith("(*", i) and not text.startswith("(*)", i):
+    copied = 0  # text[:copied] is already in `out`
+    opened = 0
+    for match in _COMMENT_SCAN.finditer(text):
+        token = match.group()
+        if token == "(*":
             if depth == 0:
-                start = (text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i))
+                out.append(text[copied:match.start()])
+                copied, opened = match.start(), match.start()
             depth += 1
-            out[i] = out[i + 1] = " "
-            i += 2
-            continue
-        elif depth > 0 and text.startswith("*)", i):
+        elif token == "*)" and depth > 0:
             depth -= 1
-            out[i] = out[i + 1] = " "
-            i += 2
-            continue
-        if depth > 0 and c != "\n":
-            out[i] = " "
-        i += 1
+            if depth == 0:
+                out.append(_blank(text[copied:match.end()]))
+                copied = match.end()
     if depth > 0:
-        line, col = start
+        line = text.count("\n", 0, opened) + 1
+        col = opened - text.rfind("\n", 0, opened)
         raise CompileError(Span(file, line, col, line, col + 2), "this comment is not terminated")
+    out.append(text[copied:])
     return "".join(out)
+
+
+def _blank(comment: str) -> str:
+    return re.sub(r"[^\n]", " ", comment)
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "\\": "\\", "'": "'", '"': '"', " ": " "}
@@ -104,45 +124,65 @@ def parse_int_literal(text: str) -> int:
     return value
 
 
-@v_args(meta=True, inline=True)
-class _ToAst(Transformer[Any, Any]):
-    """Turns the Lark tree into AST nodes with spans."""
 
-    def __init__(self, file: str) -> None:
-        super().__init__()
-        self.file = file
 
-    def span(self, meta: Any) -> Span:
-        if getattr(meta, "empty", True):
-            return Span(self.file, 0, 0, 0, 0)
-        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+def _node_span(child: Any) -> Span | None:
+    if isinstance(child, Token):
+        return None
+    if isinstance(child, list):
+        return _node_span(child[0]) if child else None
+    return getattr(child, "span", None)
 
-    def tok_span(self, tok: Token) -> Span:
+
+class _ToAst:
+    """Builds AST nodes inside the LALR parser, as each rule is reduced (no parse tree, so no
+    recursion however deep the input nests). A node's span runs from its first child to its
+    last; the grammar keeps the keywords and brackets that begin or end a node as tokens."""
+
+    def __init__(self) -> None:
+        self.file = "<input>"
+
+    def _span(self, children: tuple[Any, ...]) -> Span:
+        first = children[0]
+        last = children[-1]
+        if isinstance(first, Token):
+            line, col = first.line or 0, first.column or 0
+        else:
+            start = _node_span(first)
+            line, col = (start.line, start.col) if start is not None else (0, 0)
+        if isinstance(last, Token):
+            end_line, end_col = last.end_line or 0, last.end_column or 0
+        else:
+            end = _node_span(last)
+            end_line, end_col = (end.end_line, end.end_col) if end is not None else (0, 0)
+        return Span(self.file, line, col, end_line, end_col)
+
+    def _tok_span(self, tok: Token) -> Span:
         return Span(self.file, tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
 
     # ---------------------------------------------------------------- top level
-    def start(self, meta: Any, *items: Any) -> ast.Module:
+    def start(self, *items: Any) -> ast.Module:
         decls: list[ast.LetDecl] = []
         for item in items:
             decls.extend(item if isinstance(item, list) else [item])
         return ast.Module(tuple(decls), (self.file,))
 
-    def toplevel_expr(self, meta: Any, expr: ast.Expr) -> ast.LetDecl:
-        span = self.span(meta)
+    def toplevel_expr(self, expr: ast.Expr) -> ast.LetDecl:
+        span = expr.span
         return ast.LetDecl(False, (ast.Binding(ast.PWild(span), expr, span),), span)
 
-    def declaration(self, meta: Any, decl: ast.LetDecl) -> ast.LetDecl:
+    def declaration(self, decl: ast.LetDecl) -> ast.LetDecl:
         return decl
 
-    def decl_then_expr(self, meta: Any, decl: ast.LetDecl, expr: ast.LetDecl) -> list[ast.LetDecl]:
+    def decl_then_expr(self, decl: ast.LetDecl, expr: ast.LetDecl) -> list[ast.LetDecl]:
         return [decl, expr]
 
-    def let_decl(self, meta: Any, *parts: Any) -> ast.LetDecl:
+    def let_decl(self, *parts: Any) -> ast.LetDecl:
         is_rec, bindings = self._rec_bindings(parts)
-        return ast.LetDecl(is_rec, bindings, self.span(meta))
+        return ast.LetDecl(is_rec, bindings, self._span(parts))
 
     def _rec_bindings(self, parts: tuple[Any, ...]) -> tuple[bool, tuple[ast.Binding, ...]]:
-        is_rec = bool(parts) and isinstance(parts[0], Token) and parts[0].type == "REC"
+        is_rec = any(isinstance(p, Token) and p.type == "REC" for p in parts)
         bindings = tuple(p for p in parts if isinstance(p, ast.Binding))
         if is_rec:
             for b in bindings:
@@ -150,163 +190,168 @@ class _ToAst(Transformer[Any, Any]):
                     raise CompileError(b.pattern.span, "Only variables are allowed as left-hand side of `let rec'")
         return is_rec, bindings
 
-    def fun_binding(self, meta: Any, name: ast.PVar, *rest: Any) -> ast.Binding:
+    def fun_binding(self, name: ast.PVar, *rest: Any) -> ast.Binding:
         *params, body = rest
         annot = None
         if params and isinstance(params[-1], _ReturnAnnot):
             annot = params.pop()
+        span = self._span((name, body))
         if annot is not None:
             body = ast.Annot(body, annot.type, annot.span)
         value: ast.Expr = body
         for param in reversed(params):
-            value = ast.Fun(param, value, self.span(meta))
-        return ast.Binding(name, value, self.span(meta))
+            value = ast.Fun(param, value, span)
+        return ast.Binding(name, value, span)
 
-    def pattern_binding(self, meta: Any, pattern: ast.Pattern, *rest: Any) -> ast.Binding:
+    def pattern_binding(self, pattern: ast.Pattern, *rest: Any) -> ast.Binding:
+        span = self._span((pattern, rest[-1]))
         if len(rest) == 2:
             annot, body = rest
             pattern = ast.PAnnot(pattern, annot.type, annot.span)
         else:
             (body,) = rest
-        return ast.Binding(pattern, body, self.span(meta))
+        return ast.Binding(pattern, body, span)
 
-    def return_annot(self, meta: Any, type_expr: ast.TypeExpr) -> _ReturnAnnot:
-        return _ReturnAnnot(type_expr, self.span(meta))
+    def return_annot(self, type_expr: ast.TypeExpr) -> _ReturnAnnot:
+        return _ReturnAnnot(type_expr, type_expr.span)
 
-    def value_name(self, meta: Any, name: Any) -> ast.PVar:
+    def value_name(self, *parts: Any) -> ast.PVar:
+        name = parts[0] if len(parts) == 1 else parts[1]
         text = name.name if isinstance(name, ast.PVar) else str(name)
-        return ast.PVar(text, self.span(meta))
+        return ast.PVar(text, self._span(parts))
 
-    def operator_name(self, meta: Any, tok: Token) -> ast.PVar:
-        return ast.PVar(str(tok), self.span(meta))
+    def operator_name(self, tok: Token) -> ast.PVar:
+        return ast.PVar(str(tok), self._tok_span(tok))
 
     # ---------------------------------------------------------------- expressions
-    def sequence(self, meta: Any, first: ast.Expr, second: ast.Expr) -> ast.Expr:
-        return ast.Seq(first, second, self.span(meta))
+    def sequence(self, first: ast.Expr, second: ast.Expr) -> ast.Expr:
+        return ast.Seq(first, second, self._span((first, second)))
 
-    def trailing_semi(self, meta: Any, expr: ast.Expr) -> ast.Expr:
+    def trailing_semi(self, expr: ast.Expr) -> ast.Expr:
         return expr
 
-    def let_in(self, meta: Any, *parts: Any) -> ast.Expr:
+    def let_in(self, *parts: Any) -> ast.Expr:
         is_rec, bindings = self._rec_bindings(parts[:-1])
-        return ast.Let(is_rec, bindings, parts[-1], self.span(meta))
+        return ast.Let(is_rec, bindings, parts[-1], self._span(parts))
 
-    def lambda_(self, meta: Any, *parts: Any) -> ast.Expr:
+    def lambda_(self, fun: Token, *parts: Any) -> ast.Expr:
+        span = self._span((fun, parts[-1]))
         *params, body = parts
         if params and isinstance(params[-1], _ReturnAnnot):
             annot = params.pop()
             body = ast.Annot(body, annot.type, annot.span)
         for param in reversed(params):
-            body = ast.Fun(param, body, self.span(meta))
+            body = ast.Fun(param, body, span)
         return body
 
-    def if_else(self, meta: Any, cond: ast.Expr, then: ast.Expr, other: ast.Expr) -> ast.Expr:
-        return ast.If(cond, then, other, self.span(meta))
+    def if_else(self, keyword: Token, cond: ast.Expr, then: ast.Expr, other: ast.Expr) -> ast.Expr:
+        return ast.If(cond, then, other, self._span((keyword, other)))
 
-    def if_then(self, meta: Any, cond: ast.Expr, then: ast.Expr) -> ast.Expr:
-        span = self.span(meta)
+    def if_then(self, keyword: Token, cond: ast.Expr, then: ast.Expr) -> ast.Expr:
+        span = self._span((keyword, then))
         return ast.If(cond, then, ast.Const(None, "unit", span), span)
 
-    def binop(self, meta: Any, left: ast.Expr, op: Token, right: ast.Expr) -> ast.Expr:
-        span = self.span(meta)
+    def binop(self, left: ast.Expr, op: Token, right: ast.Expr) -> ast.Expr:
+        span = self._span((left, right))
         name = str(op)
         if name == "&&":
             return ast.If(left, right, ast.Const(False, "bool", span), span)
         if name == "||":
             return ast.If(left, ast.Const(True, "bool", span), right, span)
-        operator = ast.Var(name, self.tok_span(op))
+        operator = ast.Var(name, self._tok_span(op))
         return ast.App(ast.App(operator, left, span), right, span)
 
-    def tuple(self, meta: Any, *items: ast.Expr) -> ast.Expr:
-        return ast.Tuple(items, self.span(meta))
+    def tuple(self, *items: ast.Expr) -> ast.Expr:
+        return ast.Tuple(items, self._span(items))
 
-    def negate(self, meta: Any, op: Token, operand: ast.Expr) -> ast.Expr:
-        span = self.span(meta)
+    def negate(self, op: Token, operand: ast.Expr) -> ast.Expr:
+        span = self._span((op, operand))
         if isinstance(operand, ast.Const) and operand.kind in ("int", "float") and str(op) == "-":
             return ast.Const(-operand.value, operand.kind, span)  # type: ignore[operator]
         if isinstance(operand, ast.Const) and operand.kind == "float":
             return ast.Const(-operand.value, "float", span)  # type: ignore[operator]
         name = "~-." if str(op) == "-." else "~-"
-        return ast.App(ast.Var(name, self.tok_span(op)), operand, span)
+        return ast.App(ast.Var(name, self._tok_span(op)), operand, span)
 
-    def apply(self, meta: Any, function: ast.Expr, argument: ast.Expr) -> ast.Expr:
-        return ast.App(function, argument, self.span(meta))
+    def apply(self, function: ast.Expr, argument: ast.Expr) -> ast.Expr:
+        return ast.App(function, argument, self._span((function, argument)))
 
-    def var(self, meta: Any, name: ast.PVar) -> ast.Expr:
-        return ast.Var(name.name, self.span(meta))
+    def var(self, name: ast.PVar) -> ast.Expr:
+        return ast.Var(name.name, name.span)
 
-    def paren(self, meta: Any, expr: ast.Expr) -> ast.Expr:
-        return expr
+    def paren(self, opening: Token, expr: ast.Expr, closing: Token) -> ast.Expr:
+        """`(e)` is `e`, located (as OCaml does) with its brackets."""
+        return dataclasses.replace(expr, span=self._span((opening, closing)))
 
-    def annot(self, meta: Any, expr: ast.Expr, type_expr: ast.TypeExpr) -> ast.Expr:
-        return ast.Annot(expr, type_expr, self.span(meta))
+    def annot(self, opening: Token, expr: ast.Expr, type_expr: ast.TypeExpr, closing: Token) -> ast.Expr:
+        return ast.Annot(expr, type_expr, self._span((opening, closing)))
 
-    def prefix(self, meta: Any, op: Token, operand: ast.Expr) -> ast.Expr:
-        return ast.App(ast.Var(str(op), self.tok_span(op)), operand, self.span(meta))
+    def prefix(self, op: Token, operand: ast.Expr) -> ast.Expr:
+        return ast.App(ast.Var(str(op), self._tok_span(op)), operand, self._span((op, operand)))
 
-    def int_lit(self, meta: Any, tok: Token) -> ast.Expr:
+    def int_lit(self, tok: Token) -> ast.Expr:
         value = parse_int_literal(str(tok))
         if value >= 2**64:
-            raise CompileError(self.span(meta), "Integer literal exceeds the range of representable integers of type int")
+            raise CompileError(self._tok_span(tok), "Integer literal exceeds the range of representable integers of type int")
         if value >= 2**63:
             value -= 2**64
-        return ast.Const(value, "int", self.span(meta))
+        return ast.Const(value, "int", self._tok_span(tok))
 
-    def float_lit(self, meta: Any, tok: Token) -> ast.Expr:
-        return ast.Const(float(str(tok).replace("_", "")), "float", self.span(meta))
+    def float_lit(self, tok: Token) -> ast.Expr:
+        return ast.Const(float(str(tok).replace("_", "")), "float", self._tok_span(tok))
 
-    def char_lit(self, meta: Any, tok: Token) -> ast.Expr:
-        return ast.Const(decode_escapes(str(tok)[1:-1]), "char", self.span(meta))
+    def char_lit(self, tok: Token) -> ast.Expr:
+        return ast.Const(decode_escapes(str(tok)[1:-1]), "char", self._tok_span(tok))
 
-    def string_lit(self, meta: Any, tok: Token) -> ast.Expr:
-        return ast.Const(decode_escapes(str(tok)[1:-1]), "string", self.span(meta))
+    def string_lit(self, tok: Token) -> ast.Expr:
+        return ast.Const(decode_escapes(str(tok)[1:-1]), "string", self._tok_span(tok))
 
-    def true_lit(self, meta: Any) -> ast.Expr:
-        return ast.Const(True, "bool", self.span(meta))
+    def true_lit(self, tok: Token) -> ast.Expr:
+        return ast.Const(True, "bool", self._tok_span(tok))
 
-    def false_lit(self, meta: Any) -> ast.Expr:
-        return ast.Const(False, "bool", self.span(meta))
+    def false_lit(self, tok: Token) -> ast.Expr:
+        return ast.Const(False, "bool", self._tok_span(tok))
 
-    def unit_lit(self, meta: Any) -> ast.Expr:
-        return ast.Const(None, "unit", self.span(meta))
+    def unit_lit(self, *brackets: Token) -> ast.Expr:
+        return ast.Const(None, "unit", self._span(brackets))
 
     # ---------------------------------------------------------------- patterns
-    def pvar(self, meta: Any, tok: Token) -> ast.Pattern:
-        return ast.PVar(str(tok), self.span(meta))
+    def pvar(self, tok: Token) -> ast.Pattern:
+        return ast.PVar(str(tok), self._tok_span(tok))
 
-    def pvar_op(self, meta: Any, name: ast.PVar) -> ast.Pattern:
-        return ast.PVar(name.name, self.span(meta))
+    def pvar_op(self, opening: Token, name: ast.PVar, closing: Token) -> ast.Pattern:
+        return ast.PVar(name.name, self._span((opening, closing)))
 
-    def pwild(self, meta: Any) -> ast.Pattern:
-        return ast.PWild(self.span(meta))
+    def pwild(self, tok: Token) -> ast.Pattern:
+        return ast.PWild(self._tok_span(tok))
 
-    def punit(self, meta: Any) -> ast.Pattern:
-        return ast.PUnit(self.span(meta))
+    def punit(self, *brackets: Token) -> ast.Pattern:
+        return ast.PUnit(self._span(brackets))
 
-    def ptuple(self, meta: Any, *items: ast.Pattern) -> ast.Pattern:
-        return ast.PTuple(items, self.span(meta))
+    def ptuple(self, *items: ast.Pattern) -> ast.Pattern:
+        return ast.PTuple(items, self._span(items))
 
-    def pannot(self, meta: Any, pattern: ast.Pattern, type_expr: ast.TypeExpr) -> ast.Pattern:
-        return ast.PAnnot(pattern, type_expr, self.span(meta))
+    def pannot(self, opening: Token, pattern: ast.Pattern, type_expr: ast.TypeExpr, closing: Token) -> ast.Pattern:
+        return ast.PAnnot(pattern, type_expr, self._span((opening, closing)))
 
     # ---------------------------------------------------------------- types
-    def tarrow(self, meta: Any, param: ast.TypeExpr, result: ast.TypeExpr) -> ast.TypeExpr:
-        return ast.TyArrow(param, result, self.span(meta))
+    def tarrow(self, param: ast.TypeExpr, result: ast.TypeExpr) -> ast.TypeExpr:
+        return ast.TyArrow(param, result, self._span((param, result)))
 
-    def ttuple(self, meta: Any, *items: Any) -> ast.TypeExpr:
-        return ast.TyTuple(tuple(i for i in items if not isinstance(i, Token)), self.span(meta))
+    def ttuple(self, *items: Any) -> ast.TypeExpr:
+        return ast.TyTuple(tuple(i for i in items if not isinstance(i, Token)), self._span(items))
 
-    def tapp(self, meta: Any, arg: ast.TypeExpr, name: Token) -> ast.TypeExpr:
-        return ast.TyName(str(name), (arg,), self.span(meta))
+    def tapp(self, arg: ast.TypeExpr, name: Token) -> ast.TypeExpr:
+        return ast.TyName(str(name), (arg,), self._span((arg, name)))
 
-    def tcon(self, meta: Any, name: Token) -> ast.TypeExpr:
-        return ast.TyName(str(name), (), self.span(meta))
+    def tcon(self, name: Token) -> ast.TypeExpr:
+        return ast.TyName(str(name), (), self._tok_span(name))
 
-    def tvar(self, meta: Any, name: Token) -> ast.TypeExpr:
-        return ast.TyVar(str(name), self.span(meta))
+    def tvar(self, name: Token) -> ast.TypeExpr:
+        return ast.TyVar(str(name), self._tok_span(name))
 
 
-setattr(_ToAst, "lambda", _ToAst.lambda_)
+setattr(_ToAst, "lambda", _ToAst.lambda_)  # a keyword in Python, a rule name in the grammar
 
 
 class _ReturnAnnot:
@@ -318,8 +363,10 @@ class _ReturnAnnot:
 def parse_module(text: str, file: str) -> ast.Module:
     """Parse a whole FL source file, raising `CompileError` on a syntax error."""
     cleaned = strip_comments(text, file)
+    parser, builder = _parser()
+    builder.file = file
     try:
-        tree = _parser().parse(cleaned)
+        module = parser.parse(cleaned)
     except lark.exceptions.UnexpectedCharacters as err:
         span = Span(file, err.line, err.column, err.line, err.column + 1)
         raise CompileError(span, f"Illegal character ({cleaned[err.pos_in_stream or 0]!r})") from None
@@ -335,7 +382,6 @@ def parse_module(text: str, file: str) -> ast.Module:
         lines = text.rstrip().split("\n")
         span = Span(file, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
         raise CompileError(span, "Syntax error: unexpected end of file") from None
-    module = _ToAst(file).transform(tree)
     assert isinstance(module, ast.Module)
     return module
 

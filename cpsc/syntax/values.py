@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cpsc.deep_stack import call_with_deep_stack
 from cpsc.syntax import builtins as b
 
 
@@ -40,18 +39,7 @@ class Machine:
 
 def run_deep(function: Callable[[], Outcome]) -> Outcome:
     """Run an interpreter with a deep Python stack, so that deep FL recursion works."""
-    result: list[Outcome] = []
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(1_000_000)
-    threading.stack_size(512 * 1024 * 1024)
-    try:
-        thread = threading.Thread(target=lambda: result.append(function()))
-        thread.start()
-        thread.join()
-    finally:
-        threading.stack_size(0)
-        sys.setrecursionlimit(old_limit)
-    return result[0]
+    return call_with_deep_stack(function)
 
 
 def float_op(name: str, a: float, c: float) -> float:

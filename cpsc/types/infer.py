@@ -14,6 +14,7 @@ from cpsc.syntax import ast
 from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.parser import parse_type
+from cpsc.syntax.scope import Scope
 from cpsc.types.types import (
     BASE_TYPES,
     BOOL,
@@ -159,11 +160,12 @@ class Inferencer:
         return self.generalize(t, None)
 
     # ---------------------------------------------------------------- patterns
-    def bind_pattern(self, pattern: ast.Pattern, t: Type, env: dict[str, Scheme]) -> None:
-        """Give `pattern` type `t`, adding its variables (monomorphic) to `env`."""
+    def bind_pattern(self, pattern: ast.Pattern, t: Type, env: Scope[Scheme] | None) -> None:
+        """Give `pattern` type `t`, adding its variables (monomorphic) to `env` unless it is None."""
         self.typing.types[id(pattern)] = t
         if isinstance(pattern, ast.PVar):
-            env[pattern.name] = Scheme((), t, id(pattern))
+            if env is not None:
+                env.bind(pattern.name, Scheme((), t, id(pattern)))
         elif isinstance(pattern, ast.PUnit):
             self.expect(t, UNIT, pattern.span, "pattern")
         elif isinstance(pattern, ast.PTuple):
@@ -180,12 +182,12 @@ class Inferencer:
             raise CompileError(pattern.span, f"Variable {duplicate} is bound several times in this matching")
 
     # ---------------------------------------------------------------- expressions
-    def infer(self, expr: ast.Expr, env: dict[str, Scheme]) -> Type:
+    def infer(self, expr: ast.Expr, env: Scope[Scheme]) -> Type:
         t = self._infer(expr, env)
         self.typing.types[id(expr)] = t
         return t
 
-    def _infer(self, expr: ast.Expr, env: dict[str, Scheme]) -> Type:
+    def _infer(self, expr: ast.Expr, env: Scope[Scheme]) -> Type:
         if isinstance(expr, ast.Const):
             return {"int": INT, "float": FLOAT, "bool": BOOL, "char": CHAR, "string": STRING,
                     "unit": UNIT}[expr.kind]
@@ -201,12 +203,11 @@ class Inferencer:
             return self.infer_app(expr, env)
         if isinstance(expr, ast.Fun):
             param = self.fresh()
-            inner = dict(env)
-            self.bind_pattern(expr.param, param, inner)
-            return arrow(param, self.infer(expr.body, inner))
+            with env.scope():
+                self.bind_pattern(expr.param, param, env)
+                return arrow(param, self.infer(expr.body, env))
         if isinstance(expr, ast.Let):
-            inner = self.infer_bindings(expr.is_rec, expr.bindings, env)
-            return self.infer(expr.body, inner)
+            return self.infer_let_chain(expr, env)
         if isinstance(expr, ast.If):
             self.expect(self.infer(expr.condition, env), BOOL, expr.condition.span)
             t = self.infer(expr.then_branch, env)
@@ -223,7 +224,22 @@ class Inferencer:
             return t
         raise AssertionError(expr)
 
-    def infer_app(self, expr: ast.App, env: dict[str, Scheme]) -> Type:
+    def infer_let_chain(self, expr: ast.Let, env: Scope[Scheme]) -> Type:
+        """`let ... in let ... in body` in a loop, so that long chains need no deep recursion."""
+        mark = env.mark()
+        lets: list[ast.Let] = []
+        body: ast.Expr = expr
+        while isinstance(body, ast.Let):
+            self.infer_bindings(body.is_rec, body.bindings, env)
+            lets.append(body)
+            body = body.body
+        t = self.infer(body, env)
+        for let in lets:
+            self.typing.types[id(let)] = t
+        env.undo(mark)
+        return t
+
+    def infer_app(self, expr: ast.App, env: Scope[Scheme]) -> Type:
         function = self.infer(expr.function, env)
         resolved = resolve(function)
         if isinstance(resolved, TCon) and resolved.name != "->":
@@ -236,42 +252,38 @@ class Inferencer:
         self.expect(self.infer(expr.argument, env), param, expr.argument.span)
         return result
 
-    def infer_bindings(self, is_rec: bool, bindings: tuple[ast.Binding, ...],
-                       env: dict[str, Scheme]) -> dict[str, Scheme]:
-        inner = dict(env)
+    def infer_bindings(self, is_rec: bool, bindings: tuple[ast.Binding, ...], env: Scope[Scheme]) -> None:
+        """Infer `let [rec] bindings` and bind their (generalised) names in `env`."""
         self.level += 1
         if is_rec:
-            own: dict[str, Scheme] = {}
-            for binding in bindings:
-                self.bind_pattern(binding.pattern, self.fresh(), own)
-            inner.update(own)
-            for binding in bindings:
-                if not isinstance(binding.value, ast.Fun):
-                    raise CompileError(binding.value.span, "This kind of expression is not allowed as "
-                                       "right-hand side of `let rec'")
-                t = self.infer(binding.value, inner)
-                self.expect(t, self.typing.types[id(binding.pattern)], binding.value.span)
+            with env.scope():
+                for binding in bindings:
+                    self.bind_pattern(binding.pattern, self.fresh(), env)
+                for binding in bindings:
+                    if not isinstance(binding.value, ast.Fun):
+                        raise CompileError(binding.value.span, "This kind of expression is not allowed as "
+                                           "right-hand side of `let rec'")
+                    t = self.infer(binding.value, env)
+                    self.expect(t, self.typing.types[id(binding.pattern)], binding.value.span)
             types = [(b.pattern, self.typing.types[id(b.pattern)], True) for b in bindings]
         else:
             types = []
             for binding in bindings:
                 t = self.infer(binding.value, env)
-                self.bind_pattern(binding.pattern, t, {})
+                self.bind_pattern(binding.pattern, t, None)
                 types.append((binding.pattern, t, is_syntactic_value(binding.value)))
         self.level -= 1
-        result = dict(env)
         for pattern, _t, generalizable in types:
-            self.bind_generalized(pattern, generalizable, result)
-        return result
+            self.bind_generalized(pattern, generalizable, env)
 
-    def bind_generalized(self, pattern: ast.Pattern, generalizable: bool, env: dict[str, Scheme]) -> None:
+    def bind_generalized(self, pattern: ast.Pattern, generalizable: bool, env: Scope[Scheme]) -> None:
         t = self.typing.types[id(pattern)]
         if isinstance(pattern, ast.PVar):
             scheme = self.generalize(t, id(pattern)) if generalizable else Scheme((), t, id(pattern))
             if not generalizable:
                 self.lower_to_current_level(t)
             self.typing.schemes[id(pattern)] = scheme
-            env[pattern.name] = scheme
+            env.bind(pattern.name, scheme)
         elif isinstance(pattern, ast.PTuple):
             for item in pattern.items:
                 self.bind_generalized(item, generalizable, env)
@@ -301,8 +313,8 @@ def is_syntactic_value(expr: ast.Expr) -> bool:
 def infer_module(module: ast.Module) -> Typing:
     """Type-check a whole program (prelude included); raises `CompileError` on the first error."""
     inferencer = Inferencer()
-    env = {name: inferencer.primitive_scheme(name) for name in PRIMITIVE_TYPES}
+    env = Scope({name: inferencer.primitive_scheme(name) for name in PRIMITIVE_TYPES})
     for decl in module.declarations:
         inferencer.annotation_vars = {}
-        env = inferencer.infer_bindings(decl.is_rec, decl.bindings, env)
+        inferencer.infer_bindings(decl.is_rec, decl.bindings, env)
     return inferencer.typing

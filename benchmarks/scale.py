@@ -1,0 +1,158 @@
+"""Compile-time scaling: build generated programs of doubling size and print, per stage, the
+time, lines per second, the growth factor per doubling and the peak memory.
+
+    .venv/bin/python benchmarks/scale.py                        # 1k..16k lines, -O0 and -O2
+    .venv/bin/python benchmarks/scale.py --sizes 500,1000,2000 --levels 2 --check 2.5   # CI's form
+
+Each build runs `cpsc build --time-passes` in a fresh process (so peak memory is the build's
+own); the executable is run and must exit 0, and when `ocamlopt` is installed the same file is
+built by it too, its time printed beside cpsc's and its output compared. `--check F` exits 1 if
+a stage grows more than F times per doubling (stages under `--floor` ms are noise and skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from shapes import SHAPES  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGE_LINE = re.compile(r"^stage (\S+)\s+([\d.]+) ms\s+peak\s+([\d.]+) MB$", re.MULTILINE)
+
+
+@dataclass
+class Build:
+    """One build's figures: seconds and peak MB per stage, the whole process, and the run."""
+
+    stages: dict[str, float] = field(default_factory=dict)
+    peaks: dict[str, float] = field(default_factory=dict)
+    total: float = 0.0
+    peak_mb: float = 0.0
+    output: str = ""
+    ok: bool = True
+    error: str = ""
+
+
+def run_timed(command: list[str], cwd: str) -> tuple[float, subprocess.CompletedProcess[str]]:
+    start = time.perf_counter()
+    outcome = subprocess.run(command, cwd=cwd, capture_output=True, text=True, encoding="latin-1")
+    return time.perf_counter() - start, outcome
+
+
+def build_cpsc(source: Path, level: int, workdir: str) -> Build:
+    exe = source.with_suffix(f".O{level}")
+    command = [sys.executable, "-c", "import sys; from cpsc.cli.main import main; sys.exit(main())",
+               "build", f"-O{level}", str(source), "-o", str(exe), "--time-passes"]
+    seconds, outcome = run_timed(command, workdir)
+    build = Build(total=seconds)
+    for name, ms, peak in STAGE_LINE.findall(outcome.stderr):
+        build.stages[name] = float(ms) / 1000
+        build.peaks[name] = float(peak)
+    build.peak_mb = max(build.peaks.values(), default=0.0)
+    if outcome.returncode != 0:
+        build.ok, build.error = False, f"status {outcome.returncode}: {outcome.stderr.strip()[-400:]}"
+        return build
+    run = subprocess.run([str(exe)], capture_output=True, text=True, encoding="latin-1")
+    build.output = run.stdout
+    if run.returncode != 0:
+        build.ok, build.error = False, f"the executable exited {run.returncode}: {run.stderr[-300:]}"
+    return build
+
+
+def build_ocamlopt(source: Path, workdir: str) -> tuple[float, str] | None:
+    """ocamlopt's wall time on the same file and the program's output (None: not installed)."""
+    if shutil.which("ocamlopt") is None:
+        return None
+    copy = source.with_suffix(".ml")
+    shutil.copy(source, copy)
+    exe = source.with_suffix(".ocaml")
+    seconds, outcome = run_timed(["ocamlopt", copy.name, "-o", exe.name], workdir)
+    if outcome.returncode != 0:
+        return None
+    run = subprocess.run([str(exe)], capture_output=True, text=True, encoding="latin-1")
+    return seconds, run.stdout
+
+
+def growth(times: list[float]) -> list[float | None]:
+    return [None] + [b / a if a > 0 else None for a, b in zip(times, times[1:])]
+
+
+def report(shape: str, level: int, sizes: list[int], builds: list[Build],
+           ocaml: list[tuple[float, str] | None], floor: float) -> list[tuple[str, int, float]]:
+    """Print the table for one shape and level; return (stage, size, growth) of every stage
+    that took at least `floor` ms, for the growth check."""
+    print(f"\n== {shape} -O{level}" + "".join(f"{n:>16,}" for n in sizes) + "   (ms, growth per doubling)")
+    stages = list(dict.fromkeys(name for b in builds for name in b.stages))
+    offenders = []
+    for name in stages + ["total"]:
+        times = [b.total if name == "total" else b.stages.get(name, 0.0) for b in builds]
+        factors = growth(times)
+        cells = []
+        for t, g in zip(times, factors):
+            cells.append(f"{t * 1000:9.1f}" + (f" x{g:4.2f}" if g is not None else "      "))
+        print(f"   {name:<12}" + "".join(f"{c:>16}" for c in cells))
+        for (t, g), n in zip(zip(times, factors), sizes):
+            if name != "total" and g is not None and t * 1000 >= floor:
+                offenders.append((name, n, g))
+    print(f"   {'lines/s':<12}" + "".join(f"{n / b.total:>16,.0f}" for n, b in zip(sizes, builds)))
+    print(f"   {'peak MB':<12}" + "".join(f"{b.peak_mb:>16.1f}" for b in builds))
+    if any(o is not None for o in ocaml):
+        print(f"   {'ocamlopt ms':<12}" + "".join(f"{o[0] * 1000:>16.1f}" if o else f"{'-':>16}" for o in ocaml))
+        agree = ["yes" if o is None or o[1] == b.output else "NO" for o, b in zip(ocaml, builds)]
+        print(f"   {'same output':<12}" + "".join(f"{a:>16}" for a in agree))
+    for b, n in zip(builds, sizes):
+        if not b.ok:
+            print(f"   FAILED at {n} lines: {b.error}")
+    return offenders
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,2000,4000,8000,16000")
+    parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--levels", default="0,2")
+    parser.add_argument("--repeat", type=int, default=1, help="builds per point; the fastest counts")
+    parser.add_argument("--check", type=float, help="fail if a stage grows more than this per doubling")
+    parser.add_argument("--floor", type=float, default=50.0, help="ms under which growth is not checked")
+    parser.add_argument("--no-ocaml", action="store_true")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    too_fast: list[str] = []
+    broken = False
+    with tempfile.TemporaryDirectory() as workdir:
+        for shape in args.shapes.split(","):
+            sources = []
+            for n in sizes:
+                source = Path(workdir) / f"{shape}_{n}.fl"
+                source.write_text(SHAPES[shape](n))
+                sources.append(source)
+            ocaml = [None if args.no_ocaml else build_ocamlopt(s, workdir) for s in sources]
+            for level in [int(x) for x in args.levels.split(",")]:
+                builds = [min((build_cpsc(s, level, workdir) for _ in range(args.repeat)), key=lambda b: b.total)
+                          for s in sources]
+                broken |= not all(b.ok for b in builds)
+                broken |= any(o is not None and o[1] != b.output for o, b in zip(ocaml, builds))
+                for stage, n, factor in report(shape, level, sizes, builds, ocaml, args.floor):
+                    if args.check is not None and factor > args.check:
+                        too_fast.append(f"{shape} -O{level}: stage {stage} grew x{factor:.2f} to {n} lines")
+    for line in too_fast:
+        print(f"scale: {line} (limit x{args.check})")
+    if too_fast:
+        return 1
+    if broken:
+        print("scale: some builds failed or disagreed with ocamlopt")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Run a computation on a thread with a very large stack.
+
+The compiler's stages and the interpreters recurse over the program's structure, and
+machine-made programs nest 100,000 levels deep. Python's default thread stack (8 MiB) and
+recursion limit would crash (segfault) or raise `RecursionError` long before that, so deep work
+runs here. The recursion limit is chosen so that `RecursionError` comes before the C stack runs
+out: every Python frame has `STACK_BYTES / RECURSION_LIMIT` = 4 KiB of C stack to itself.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+STACK_BYTES = 4 * 1024 * 1024 * 1024  # address space only: pages are committed as touched
+RECURSION_LIMIT = 1_000_000
+
+_lock = threading.Lock()
+_running = 0
+_saved_limit = 0
+_local = threading.local()
+
+
+def _enter() -> None:
+    global _running, _saved_limit
+    with _lock:
+        if _running == 0:
+            _saved_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(RECURSION_LIMIT)
+        _running += 1
+
+
+def _leave() -> None:
+    global _running
+    with _lock:
+        _running -= 1
+        if _running == 0:  # the limit is process-wide: restore it for shallow stacks
+            sys.setrecursionlimit(_saved_limit)
+
+
+def call_with_deep_stack(function: Callable[[], T]) -> T:
+    """`function()` computed on a thread with a 4 GiB stack; its exception is re-raised here."""
+    if getattr(_local, "deep", False):
+        return function()
+    result: list[T] = []
+    failure: list[BaseException] = []
+
+    def body() -> None:
+        _local.deep = True
+        try:
+            result.append(function())
+        except BaseException as error:  # noqa: BLE001 - handed on to the calling thread
+            failure.append(error)
+
+    _enter()
+    try:
+        with _lock:  # the thread stack size is process-wide too
+            threading.stack_size(STACK_BYTES)
+            try:
+                thread = threading.Thread(target=body, name="cpsc-deep")
+                thread.start()
+            finally:
+                threading.stack_size(0)
+        thread.join()
+    finally:
+        _leave()
+    if failure:
+        raise failure[0]
+    return result[0]

@@ -1,0 +1,78 @@
+"""Deep and long machine-made programs build and run natively (no segfault, no RecursionError);
+a program too deep for the compiler gets a located diagnostic. (Compile-time growth is measured
+by benchmarks/scale.py, which CI runs in a small form.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from cpsc import deep_stack
+from cpsc.cli.main import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from shapes import let_chain, toplevel_lets  # noqa: E402
+
+
+def build_and_run(tmp_path: Path, source: str, *flags: str) -> str:
+    path = tmp_path / "prog.fl"
+    path.write_text(source)
+    exe = tmp_path / "prog"
+    built = subprocess.run([sys.executable, "-m", "cpsc", "build", str(path), "-o", str(exe), *flags],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    ran = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout
+
+
+def test_100k_deep_parentheses(tmp_path):
+    depth = 100_000
+    assert build_and_run(tmp_path, "let () = print_int " + "(" * depth + "42" + ")" * depth + "\n") == "42"
+
+
+def test_20k_deep_let_chain(tmp_path):
+    # Segfaulted before the compiler ran on a large stack with loops over `let` chains.
+    expected = 7
+    for i in range(1, 20_000 - 3):
+        expected = (expected * 3 + i) & 1023
+    assert build_and_run(tmp_path, let_chain(20_000), "-O1") == str(expected)
+
+
+def test_20k_toplevel_lets(tmp_path):
+    n = 20_000
+    assert build_and_run(tmp_path, toplevel_lets(n)) == str(0 + (n // 2) + (n - 2))
+
+
+def test_10k_sequence_and_if_chain(tmp_path):
+    body = "".join(f"  print_int {i};\n" for i in range(10_000))
+    chain = "let f x =\n" + "".join(f"  if x = {i} then {i * 2} else\n" for i in range(5_000)) + "  -1\n"
+    out = build_and_run(tmp_path, chain + "let () =\n" + body + "  print_int (f 4999)\n")
+    assert out == "".join(str(i) for i in range(10_000)) + "9998"
+
+
+def test_too_deep_for_the_compiler_is_a_located_diagnostic(tmp_path, monkeypatch, capsys):
+    # A million levels take minutes to build; a lowered limit shows the same path quickly.
+    monkeypatch.setattr(deep_stack, "RECURSION_LIMIT", 2_000)
+    path = tmp_path / "deep.fl"
+    path.write_text("let () =\n  print_int\n" + "    (1 +\n" * 3_000 + "    0" + ")" * 3_000 + "\n")
+    assert main(["build", str(path), "-o", str(tmp_path / "deep")]) == 1
+    err = capsys.readouterr().err
+    location, message = err.split(": error: ", 1)
+    line = int(location.split(":")[-2])
+    assert location.startswith(f"{path}:") and line >= 3_000, err[:300]  # at the innermost parentheses
+    assert message.startswith("this expression is nested too deeply"), err[:300]
+    assert "^" in err and "Traceback" not in err
+
+
+def test_time_passes_reports_every_stage(tmp_path):
+    path = tmp_path / "hello.fl"
+    path.write_text('let () = print_endline "hi"\n')
+    done = subprocess.run([sys.executable, "-m", "cpsc", "build", str(path), "-o", str(tmp_path / "hello"),
+                           "--time-passes"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    stages = [line.split()[1] for line in done.stderr.splitlines() if line.startswith("stage ")]
+    assert stages == ["parse", "infer", "mono", "cps", "opt", "closure", "ssa", "lower", "llvm-opt",
+                      "codegen", "link"]
+    assert all(" ms  peak " in line for line in done.stderr.splitlines() if line.startswith("stage "))

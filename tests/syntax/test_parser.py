@@ -1,0 +1,47 @@
+"""The parser: comments blanked in place, spans of nodes as OCaml reports them."""
+
+from __future__ import annotations
+
+import pytest
+
+from cpsc.syntax import ast
+from cpsc.syntax.diagnostics import CompileError
+from cpsc.syntax.parser import parse_module, strip_comments
+
+
+def test_comments_are_blanked_keeping_positions():
+    text = 'let x = 1 (* a (* nested *) comment\n still *) + 2\nlet s = "(* not a comment *)"\n'
+    stripped = strip_comments(text, "t.fl")
+    assert len(stripped) == len(text) and stripped.count("\n") == text.count("\n")
+    assert "comment" not in stripped.split("\n")[0] and stripped.split("\n")[1].strip() == "+ 2"
+    assert '"(* not a comment *)"' in stripped
+
+
+def test_char_literals_and_operators_open_no_comment():
+    text = "let c = '(' let d = '\\'' let m = ( *) 2 3\n"
+    assert strip_comments(text, "t.fl") == text
+
+
+def test_unterminated_comment_is_located_at_its_start():
+    with pytest.raises(CompileError) as error:
+        strip_comments("let x = 1\nlet y = (* open\n", "t.fl")
+    assert (error.value.span.line, error.value.span.col) == (2, 9)
+
+
+def value_of(source: str) -> ast.Expr:
+    return parse_module(source, "t.fl").declarations[0].bindings[0].value
+
+
+def test_spans_cover_keywords_and_brackets():
+    expr = value_of("let v = if c then (a + b) else f x")
+    assert isinstance(expr, ast.If)
+    assert (expr.span.col, expr.span.end_col) == (9, 35)
+    assert (expr.then_branch.span.col, expr.then_branch.span.end_col) == (19, 26)  # `(a + b)`, as OCaml
+    let = value_of("let v = let y = 1 in y")
+    assert (let.span.col, let.span.end_col) == (9, 23)
+
+
+def test_deep_parentheses_parse_without_recursion():
+    depth = 200_000
+    expr = value_of("let v = " + "(" * depth + "1" + ")" * depth)
+    assert isinstance(expr, ast.Const) and expr.value == 1 and expr.span.end_col - expr.span.col == 2 * depth + 1
