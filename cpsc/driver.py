@@ -7,7 +7,6 @@ lower (SSA to LLVM IR), llvm-opt, codegen, link.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 from cpsc.closure.convert import closure_convert
@@ -23,37 +22,33 @@ from cpsc.ssa.verify import verify_module
 from cpsc.stages import Stages
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import SourceFiles
-from cpsc.syntax.parser import lang_file, parse_module
+from cpsc.syntax.parser import parse_module
 from cpsc.types.infer import infer_module
-
-PRELUDE_FILE = "<prelude>"
-
-
-@functools.cache
-def _prelude() -> ast.Module:
-    return parse_module(lang_file("prelude.fl"), PRELUDE_FILE)
+from cpsc.types.prelude import PRELUDE_FILE, checked_prelude, prelude_text
 
 
 def parse_program(text: str, file: str, sources: SourceFiles | None = None,
                   stages: Stages | None = None) -> ast.Module:
-    """The user's program with the prelude's declarations in front."""
+    """The user's program (without the prelude, which `front_end` adds already checked)."""
     stages = stages or Stages()
     if sources is not None:
         sources.add(file, text)
-        sources.add(PRELUDE_FILE, lang_file("prelude.fl"))
+        sources.add(PRELUDE_FILE, prelude_text())
     with stages.stage("parse"):
-        user = parse_module(text, file)
-        return ast.Module(_prelude().declarations + user.declarations, (PRELUDE_FILE, file))
+        return parse_module(text, file)
 
 
 def front_end(text: str, file: str, sources: SourceFiles | None = None,
               stages: Stages | None = None) -> ast.Expr:
-    """Parse, type-check and monomorphise: the whole program as one typed expression."""
+    """Parse, type-check and monomorphise: the whole program, prelude first, as one typed
+    expression. The prelude is parsed and checked once (`cpsc.types.prelude`), not per build."""
     stages = stages or Stages()
-    module = parse_program(text, file, sources, stages)
+    user = parse_program(text, file, sources, stages)
     with stages.stage("infer"):
-        typing = infer_module(module)
+        prelude = checked_prelude()
+        typing = infer_module(user, prelude)
     with stages.stage("mono"):
+        module = ast.Module(prelude.module.declarations + user.declarations, (PRELUDE_FILE, file))
         return monomorphise(module, typing)
 
 

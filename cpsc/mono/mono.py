@@ -38,7 +38,17 @@ class _PolyGroup:
         return self.instances[key]
 
 
-_Entry = _PolyGroup | str  # a polymorphic group, or the (renamed) monomorphic name
+@dataclass
+class _Monomorphic:
+    """A monomorphic `let`-bound name; `used` records whether the code in its scope named it,
+    so that a function nothing uses (most of the prelude, in most programs) is dropped here and
+    costs nothing in the later stages."""
+
+    name: str
+    used: bool = False
+
+
+_Entry = _PolyGroup | _Monomorphic | str  # a polymorphic group, a let-bound name, or a parameter
 _LetLike = ast.Let | ast.LetDecl  # what `let_chain` needs: is_rec and bindings
 
 
@@ -110,7 +120,9 @@ class Monomorphiser:
     def var(self, e: ast.Var, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         entry = env.get(e.name, e.name)
         name = entry if isinstance(entry, str) else e.name
-        if isinstance(entry, _PolyGroup):
+        if isinstance(entry, _Monomorphic):
+            entry.used = True
+        elif isinstance(entry, _PolyGroup):
             scheme, instance = self.typing.instances[id(e)]
             by_var = {v.id: self.ground(t, subst) for v, t in zip(scheme.quantified, instance)}
             key = tuple(by_var.get(v.id, UNIT) for v in entry.quantified)
@@ -128,37 +140,48 @@ class Monomorphiser:
         A let's body is done before its bindings, to learn which instances of its polymorphic
         names the body uses; so the scopes are opened going down the chain and the bindings are
         done coming back up, in a loop rather than a recursion as deep as the chain."""
-        opened: list[tuple[int, int, list[_PolyGroup]]] = []  # marks before and after each let's names
+        opened: list[_OpenLet] = []
         for let in lets:
             groups = self.poly_groups(let.is_rec, let.bindings)
             mark = env.mark()
+            entries: dict[str, _Monomorphic] = {}
             for binding in let.bindings:
                 for name in ast.pattern_names(binding.pattern):
-                    env.bind(name, name)
+                    entries[name] = _Monomorphic(name)
+                    env.bind(name, entries[name])
             for group in groups:
                 for name in group.members:
                     env.bind(name, group)
-            opened.append((mark, env.mark(), groups))
+            opened.append(_OpenLet(mark, env.mark(), groups, entries))
         result = final_body()
-        for let, (mark, bound, groups) in zip(reversed(lets), reversed(opened)):
-            env.undo(bound if let.is_rec else mark)  # only recursive values see their own names
-            new_bindings = self.bindings(let, groups, env, subst)
-            env.undo(mark)
+        for let, scope in zip(reversed(lets), reversed(opened)):
+            env.undo(scope.bound if let.is_rec else scope.mark)  # only recursive values see their own names
+            new_bindings = self.bindings(let, scope, env, subst)
+            env.undo(scope.mark)
             if new_bindings:
                 result = ast.Let(let.is_rec, tuple(new_bindings), result, let.bindings[0].span, ty=result.ty)
         return result
 
-    def bindings(self, let: _LetLike, groups: list[_PolyGroup], env: Scope[_Entry],
+    def bindings(self, let: _LetLike, scope: _OpenLet, env: Scope[_Entry],
                  subst: dict[int, Type]) -> list[ast.Binding]:
-        """The monomorphic bindings of `let`, then one copy of each polymorphic one per instance used."""
-        poly_members = {name for g in groups for name in g.members}
-        out: list[ast.Binding] = []
-        for binding in let.bindings:
-            if poly_members.isdisjoint(ast.pattern_names(binding.pattern)):
+        """The monomorphic bindings of `let` that are used or may have effects, then one copy of
+        each polymorphic one per instance used. In a `let rec`, a function used only by another
+        member is kept once that member is (the loop runs until nothing more is kept)."""
+        poly_members = {name for g in scope.groups for name in g.members}
+        pending = [b for b in let.bindings if poly_members.isdisjoint(ast.pattern_names(b.pattern))]
+        done: dict[int, ast.Binding] = {}
+        progress = True
+        while progress:
+            progress = False
+            for binding in pending:
+                if id(binding) in done or _droppable(binding, scope.entries):
+                    continue
                 value = self.expr(binding.value, env, subst)
-                out.append(dataclasses.replace(binding, pattern=self.pattern(binding.pattern, subst, {}),
-                                               value=value))
-        for group in groups:
+                done[id(binding)] = dataclasses.replace(binding, pattern=self.pattern(binding.pattern, subst, {}),
+                                                        value=value)
+                progress = let.is_rec
+        out = [done[id(b)] for b in pending if id(b) in done]
+        for group in scope.groups:
             out.extend(self.instances(group, let.bindings, env, subst, let.is_rec))
         return out
 
@@ -212,6 +235,25 @@ class Monomorphiser:
         declarations = module.declarations
         span = declarations[-1].span
         return self.let_chain(list(declarations), lambda: ast.Const(None, "unit", span, ty=UNIT), Scope(), {})
+
+
+@dataclass
+class _OpenLet:
+    """A let of a chain whose names are in scope: undo marks before and after its names, its
+    polymorphic groups, and the entries of its monomorphic names."""
+
+    mark: int
+    bound: int
+    groups: list[_PolyGroup]
+    entries: dict[str, _Monomorphic]
+
+
+def _droppable(binding: ast.Binding, entries: dict[str, _Monomorphic]) -> bool:
+    """A function (so no effect to keep) bound to a name nothing has used (yet)."""
+    pattern = binding.pattern
+    while isinstance(pattern, ast.PAnnot):
+        pattern = pattern.pattern
+    return isinstance(pattern, ast.PVar) and isinstance(binding.value, ast.Fun) and not entries[pattern.name].used
 
 
 def _contains_arrow(t: object) -> bool:

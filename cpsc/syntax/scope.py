@@ -32,6 +32,10 @@ class Scope(Generic[V]):
     def __contains__(self, name: str) -> bool:
         return name in self._values
 
+    def snapshot(self) -> dict[str, V]:
+        """The bindings in force now, as a plain dict."""
+        return dict(self._values)
+
     def bind(self, name: str, value: V) -> None:
         """Bind `name` until the scope that is open now is undone (shadowing any outer binding)."""
         self._undo.append((name, self._values.get(name, _ABSENT)))  # type: ignore[arg-type]

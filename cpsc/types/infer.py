@@ -35,11 +35,10 @@ from cpsc.types.types import (
 
 @dataclass(frozen=True)
 class Scheme:
-    """`forall quantified. type`; `binder` is the id of the binding's pattern node (None: primitive)."""
+    """`forall quantified. type`."""
 
     quantified: tuple[TVar, ...]
     type: Type
-    binder: int | None = None
 
 
 @dataclass
@@ -112,7 +111,7 @@ class Inferencer:
                 message += f"\n       The type variable occurs inside {expected_text}"
             raise CompileError(span, message) from None
 
-    def generalize(self, t: Type, binder: int | None) -> Scheme:
+    def generalize(self, t: Type) -> Scheme:
         quantified: list[TVar] = []
 
         def walk(t: Type) -> None:
@@ -125,7 +124,7 @@ class Inferencer:
                     walk(arg)
 
         walk(t)
-        return Scheme(tuple(quantified), t, binder)
+        return Scheme(tuple(quantified), t)
 
     def instantiate(self, scheme: Scheme) -> tuple[Type, tuple[Type, ...]]:
         fresh = {v.id: self.fresh() for v in scheme.quantified}
@@ -157,7 +156,7 @@ class Inferencer:
         self.level = 1
         t = self.type_of_annotation(_primitive_schemes()[name][0], {})
         self.level = saved
-        return self.generalize(t, None)
+        return self.generalize(t)
 
     # ---------------------------------------------------------------- patterns
     def bind_pattern(self, pattern: ast.Pattern, t: Type, env: Scope[Scheme] | None) -> None:
@@ -165,7 +164,7 @@ class Inferencer:
         self.typing.types[id(pattern)] = t
         if isinstance(pattern, ast.PVar):
             if env is not None:
-                env.bind(pattern.name, Scheme((), t, id(pattern)))
+                env.bind(pattern.name, Scheme((), t))
         elif isinstance(pattern, ast.PUnit):
             self.expect(t, UNIT, pattern.span, "pattern")
         elif isinstance(pattern, ast.PTuple):
@@ -279,7 +278,7 @@ class Inferencer:
     def bind_generalized(self, pattern: ast.Pattern, generalizable: bool, env: Scope[Scheme]) -> None:
         t = self.typing.types[id(pattern)]
         if isinstance(pattern, ast.PVar):
-            scheme = self.generalize(t, id(pattern)) if generalizable else Scheme((), t, id(pattern))
+            scheme = self.generalize(t) if generalizable else Scheme((), t)
             if not generalizable:
                 self.lower_to_current_level(t)
             self.typing.schemes[id(pattern)] = scheme
@@ -289,6 +288,11 @@ class Inferencer:
                 self.bind_generalized(item, generalizable, env)
         elif isinstance(pattern, ast.PAnnot):
             self.bind_generalized(pattern.pattern, generalizable, env)
+
+    def declarations(self, declarations: tuple[ast.LetDecl, ...], env: Scope[Scheme]) -> None:
+        for decl in declarations:
+            self.annotation_vars = {}
+            self.infer_bindings(decl.is_rec, decl.bindings, env)
 
     def lower_to_current_level(self, t: Type) -> None:
         t = resolve(t)
@@ -310,11 +314,28 @@ def is_syntactic_value(expr: ast.Expr) -> bool:
     return False
 
 
-def infer_module(module: ast.Module) -> Typing:
-    """Type-check a whole program (prelude included); raises `CompileError` on the first error."""
+@dataclass
+class CheckedPrelude:
+    """The prelude, parsed and type-checked once: its declarations, what inference learned about
+    them, and the names in scope after them (primitives included)."""
+
+    module: ast.Module
+    typing: Typing
+    env: dict[str, Scheme]
+
+
+def check_prelude(module: ast.Module) -> CheckedPrelude:
     inferencer = Inferencer()
     env = Scope({name: inferencer.primitive_scheme(name) for name in PRIMITIVE_TYPES})
-    for decl in module.declarations:
-        inferencer.annotation_vars = {}
-        inferencer.infer_bindings(decl.is_rec, decl.bindings, env)
+    inferencer.declarations(module.declarations, env)
+    return CheckedPrelude(module, inferencer.typing, env.snapshot())
+
+
+def infer_module(module: ast.Module, prelude: CheckedPrelude) -> Typing:
+    """Type-check a program in the scope of the prelude; raises `CompileError` on the first
+    error. The result covers the prelude's nodes too (for monomorphisation)."""
+    inferencer = Inferencer()
+    inferencer.typing = Typing(dict(prelude.typing.types), dict(prelude.typing.instances),
+                               dict(prelude.typing.schemes))
+    inferencer.declarations(module.declarations, Scope(prelude.env))
     return inferencer.typing

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Union
 
@@ -87,3 +88,20 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
 def _var_name(index: int) -> str:
     letter = chr(ord("a") + index % 26)
     return letter if index < 26 else f"{letter}{index // 26}"
+
+
+def renumber(roots: Iterable[Type]) -> None:
+    """Give every type variable reachable from `roots` a fresh id. Ids key substitutions, so
+    variables loaded from another process (the cached prelude) must not reuse this one's."""
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        t = stack.pop()
+        if isinstance(t, TVar):
+            if id(t) not in seen:
+                seen.add(id(t))
+                t.id = next(_ids)
+                if t.link is not None:
+                    stack.append(t.link)
+        else:
+            stack.extend(t.args)

@@ -1,0 +1,90 @@
+"""The prelude (`lang/prelude.fl`), parsed and type-checked once, not on every build.
+
+It is kept in memory for the life of the process (the REPL, the tests) and on disk in the
+user's cache folder, since each `cpsc build` is a new process. The file's name carries a digest
+of the prelude, the grammar and the compiler sources that shape what is stored, so a change to
+any of them makes a new one; a cache that cannot be read is simply rebuilt.
+
+Inference keys what it learns by `id(node)`, which means nothing in another process: the cache
+stores (node, fact) pairs and the loader keys them again by the new nodes' ids.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+from cpsc.cache import cache_dir
+from cpsc.syntax import ast, builtins, diagnostics, parser
+from cpsc.syntax.parser import lang_file, parse_module
+from cpsc.types import infer, types
+from cpsc.types.infer import CheckedPrelude, Typing, check_prelude
+
+PRELUDE_FILE = "<prelude>"
+
+# The modules whose code decides what a checked prelude contains.
+_SHAPERS = (ast, builtins, diagnostics, parser, infer, types)
+
+
+@functools.cache
+def checked_prelude() -> CheckedPrelude:
+    path = cache_dir() / f"prelude-{_digest()}.pickle"
+    try:
+        return _load(path.read_bytes())
+    except Exception:  # noqa: BLE001 - missing, stale or damaged: check the prelude again
+        pass
+    checked = check_prelude(parse_module(prelude_text(), PRELUDE_FILE))
+    _store(path, checked)
+    return checked
+
+
+def prelude_text() -> str:
+    return lang_file("prelude.fl")
+
+
+def _digest() -> str:
+    sources = [prelude_text().encode(), lang_file("grammar.lark").encode()]
+    sources += [Path(module.__file__).read_bytes() for module in _SHAPERS if module.__file__]
+    return hashlib.sha256(b"\0".join(sources)).hexdigest()[:16]
+
+
+def _nodes(module: ast.Module) -> dict[int, object]:
+    """Every node of the module by id (without recursion)."""
+    found: dict[int, object] = {}
+    stack: list[object] = list(module.declarations)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif hasattr(node, "__dataclass_fields__") and id(node) not in found:
+            found[id(node)] = node
+            stack.extend(getattr(node, name) for name in node.__dataclass_fields__ if name not in ("span", "ty"))
+    return found
+
+
+def _store(path: Path, checked: CheckedPrelude) -> None:
+    nodes = _nodes(checked.module)
+    typing = checked.typing
+    portable = (checked.module, checked.env,
+                [(nodes[k], t) for k, t in typing.types.items() if k in nodes],
+                [(nodes[k], v) for k, v in typing.instances.items() if k in nodes],
+                [(nodes[k], s) for k, s in typing.schemes.items() if k in nodes])
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
+        pickle.dump(portable, out, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
+
+
+def _load(data: bytes) -> CheckedPrelude:
+    module, env, node_types, node_instances, node_schemes = pickle.loads(data)
+    typing = Typing({id(n): t for n, t in node_types}, {id(n): i for n, i in node_instances},
+                    {id(n): s for n, s in node_schemes})
+    roots: list[types.Type] = [t for _, t in node_types]
+    roots += [s.type for s in env.values()] + [s.type for _, s in node_schemes]
+    roots += [t for _, (scheme, instance) in node_instances for t in (scheme.type, *instance)]
+    types.renumber(roots)
+    return CheckedPrelude(module, typing, env)
+
