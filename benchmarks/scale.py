@@ -88,8 +88,8 @@ def growth(times: list[float]) -> list[float | None]:
 
 def report(shape: str, level: int, sizes: list[int], builds: list[Build],
            ocaml: list[tuple[float, str] | None], floor: float) -> list[tuple[str, int, float]]:
-    """Print the table for one shape and level; return (stage, size, growth) of every stage
-    that took at least `floor` ms, for the growth check."""
+    """Print the table for one shape and level; return (stage, size, growth) of every doubling
+    that started from at least `floor` ms (shorter times are mostly noise), for the check."""
     print(f"\n== {shape} -O{level}" + "".join(f"{n:>16,}" for n in sizes) + "   (ms, growth per doubling)")
     stages = list(dict.fromkeys(name for b in builds for name in b.stages))
     offenders = []
@@ -100,8 +100,8 @@ def report(shape: str, level: int, sizes: list[int], builds: list[Build],
         for t, g in zip(times, factors):
             cells.append(f"{t * 1000:9.1f}" + (f" x{g:4.2f}" if g is not None else "      "))
         print(f"   {name:<12}" + "".join(f"{c:>16}" for c in cells))
-        for (t, g), n in zip(zip(times, factors), sizes):
-            if name != "total" and g is not None and t * 1000 >= floor:
+        for previous, g, n in zip(times, factors[1:], sizes[1:]):
+            if name != "total" and g is not None and previous * 1000 >= floor:
                 offenders.append((name, n, g))
     print(f"   {'lines/s':<12}" + "".join(f"{n / b.total:>16,.0f}" for n, b in zip(sizes, builds)))
     print(f"   {'peak MB':<12}" + "".join(f"{b.peak_mb:>16.1f}" for b in builds))
@@ -122,7 +122,7 @@ def main() -> int:
     parser.add_argument("--levels", default="0,2")
     parser.add_argument("--repeat", type=int, default=1, help="builds per point; the fastest counts")
     parser.add_argument("--check", type=float, help="fail if a stage grows more than this per doubling")
-    parser.add_argument("--floor", type=float, default=50.0, help="ms under which growth is not checked")
+    parser.add_argument("--floor", type=float, default=50.0, help="growth from a time under this (ms) is not checked")
     parser.add_argument("--no-ocaml", action="store_true")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]

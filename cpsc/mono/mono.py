@@ -107,8 +107,7 @@ class Monomorphiser:
                                       then_branch=self.expr(e.then_branch, env, subst),
                                       else_branch=self.expr(e.else_branch, env, subst))
         elif isinstance(e, ast.Seq):
-            new = dataclasses.replace(e, first=self.expr(e.first, env, subst),
-                                      second=self.expr(e.second, env, subst))
+            return self.sequence(e, env, subst)
         elif isinstance(e, ast.Tuple):
             new = dataclasses.replace(e, items=tuple(self.expr(i, env, subst) for i in e.items))
         elif isinstance(e, ast.Annot):
@@ -116,6 +115,18 @@ class Monomorphiser:
         else:
             raise AssertionError(e)
         return self.typed(e, new, subst)
+
+    def sequence(self, e: ast.Seq, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
+        """`e1; e2; ...; en` in a loop, rebuilt from the end: no recursion as deep as the sequence."""
+        links: list[tuple[ast.Seq, ast.Expr]] = []
+        last: ast.Expr = e
+        while isinstance(last, ast.Seq):
+            links.append((last, self.expr(last.first, env, subst)))
+            last = last.second
+        result = self.expr(last, env, subst)
+        for link, first in reversed(links):
+            result = ast.Seq(first, result, link.span, ty=result.ty)
+        return result
 
     def var(self, e: ast.Var, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         entry = env.get(e.name, e.name)

@@ -213,8 +213,7 @@ class Inferencer:
             self.expect(self.infer(expr.else_branch, env), t, expr.else_branch.span)
             return t
         if isinstance(expr, ast.Seq):
-            self.infer(expr.first, env)
-            return self.infer(expr.second, env)
+            return self.infer_sequence(expr, env)
         if isinstance(expr, ast.Tuple):
             return tuple_type([self.infer(item, env) for item in expr.items])
         if isinstance(expr, ast.Annot):
@@ -236,6 +235,19 @@ class Inferencer:
         for let in lets:
             self.typing.types[id(let)] = t
         env.undo(mark)
+        return t
+
+    def infer_sequence(self, expr: ast.Seq, env: Scope[Scheme]) -> Type:
+        """`e1; e2; ...; en` in a loop: a long sequence needs no deep recursion."""
+        links: list[ast.Seq] = []
+        last: ast.Expr = expr
+        while isinstance(last, ast.Seq):
+            self.infer(last.first, env)
+            links.append(last)
+            last = last.second
+        t = self.infer(last, env)
+        for link in links:
+            self.typing.types[id(link)] = t
         return t
 
     def infer_app(self, expr: ast.App, env: Scope[Scheme]) -> Type:
