@@ -8,10 +8,8 @@ type in `ty`; a type variable that nothing constrains (e.g. in `ignore []`) beco
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from cpsc.syntax import ast
 from cpsc.syntax.builtins import COMPARISONS
@@ -19,8 +17,6 @@ from cpsc.syntax.diagnostics import CompileError
 from cpsc.syntax.scope import Scope
 from cpsc.types.infer import Scheme, Typing
 from cpsc.types.types import UNIT, TCon, TVar, Type, resolve, show
-
-N = TypeVar("N")
 
 
 @dataclass
@@ -65,36 +61,42 @@ class Monomorphiser:
             return t
         return TCon(t.name, tuple(self.ground(a, subst) for a in t.args))
 
-    def typed(self, old: N, new: N, subst: dict[int, Type]) -> N:
-        return dataclasses.replace(new, ty=self.ground(self.typing.types[id(old)], subst))  # type: ignore[type-var]
+    def type_of(self, node: object, subst: dict[int, Type]) -> Type:
+        """The ground type inference gave `node`, under the instance's substitution."""
+        return self.ground(self.typing.types[id(node)], subst)
+
+    # Nodes are built with their constructors, not `dataclasses.replace` (which is several
+    # times slower and ran once or twice per node).
 
     # ---------------------------------------------------------------- patterns
     def pattern(self, p: ast.Pattern, subst: dict[int, Type], rename: dict[str, str]) -> ast.Pattern:
         if isinstance(p, ast.PVar):
-            return self.typed(p, dataclasses.replace(p, name=rename.get(p.name, p.name)), subst)
+            return ast.PVar(rename.get(p.name, p.name), p.span, self.type_of(p, subst))
         if isinstance(p, ast.PTuple):
             items = tuple(self.pattern(i, subst, rename) for i in p.items)
-            return self.typed(p, dataclasses.replace(p, items=items), subst)
+            return ast.PTuple(items, p.span, self.type_of(p, subst))
         if isinstance(p, ast.PAnnot):
             return self.pattern(p.pattern, subst, rename)
-        return self.typed(p, p, subst)
+        if isinstance(p, ast.PWild):
+            return ast.PWild(p.span, self.type_of(p, subst))
+        return ast.PUnit(p.span, self.type_of(p, subst))
 
     # ---------------------------------------------------------------- expressions
     def expr(self, e: ast.Expr, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         if isinstance(e, ast.Const):
-            return self.typed(e, e, subst)
+            return ast.Const(e.value, e.kind, e.span, self.type_of(e, subst))
         if isinstance(e, ast.Var):
             return self.var(e, env, subst)
         if isinstance(e, ast.App):
-            new: ast.Expr = dataclasses.replace(e, function=self.expr(e.function, env, subst),
-                                                argument=self.expr(e.argument, env, subst))
-        elif isinstance(e, ast.Fun):
+            return ast.App(self.expr(e.function, env, subst), self.expr(e.argument, env, subst), e.span,
+                           self.type_of(e, subst))
+        if isinstance(e, ast.Fun):
             with env.scope():
                 for name in ast.pattern_names(e.param):
                     env.bind(name, name)
-                new = dataclasses.replace(e, param=self.pattern(e.param, subst, {}),
-                                          body=self.expr(e.body, env, subst))
-        elif isinstance(e, ast.Let):
+                return ast.Fun(self.pattern(e.param, subst, {}), self.expr(e.body, env, subst), e.span,
+                               self.type_of(e, subst))
+        if isinstance(e, ast.Let):
             lets: list[_LetLike] = []
             body: ast.Expr = e
             while isinstance(body, ast.Let):
@@ -102,19 +104,16 @@ class Monomorphiser:
                 body = body.body
             final = body
             return self.let_chain(lets, lambda: self.expr(final, env, subst), env, subst)
-        elif isinstance(e, ast.If):
-            new = dataclasses.replace(e, condition=self.expr(e.condition, env, subst),
-                                      then_branch=self.expr(e.then_branch, env, subst),
-                                      else_branch=self.expr(e.else_branch, env, subst))
-        elif isinstance(e, ast.Seq):
+        if isinstance(e, ast.If):
+            return ast.If(self.expr(e.condition, env, subst), self.expr(e.then_branch, env, subst),
+                          self.expr(e.else_branch, env, subst), e.span, self.type_of(e, subst))
+        if isinstance(e, ast.Seq):
             return self.sequence(e, env, subst)
-        elif isinstance(e, ast.Tuple):
-            new = dataclasses.replace(e, items=tuple(self.expr(i, env, subst) for i in e.items))
-        elif isinstance(e, ast.Annot):
+        if isinstance(e, ast.Tuple):
+            return ast.Tuple(tuple(self.expr(i, env, subst) for i in e.items), e.span, self.type_of(e, subst))
+        if isinstance(e, ast.Annot):
             return self.expr(e.expr, env, subst)
-        else:
-            raise AssertionError(e)
-        return self.typed(e, new, subst)
+        raise AssertionError(e)
 
     def sequence(self, e: ast.Seq, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         """`e1; e2; ...; en` in a loop, rebuilt from the end: no recursion as deep as the sequence."""
@@ -138,7 +137,7 @@ class Monomorphiser:
             by_var = {v.id: self.ground(t, subst) for v, t in zip(scheme.quantified, instance)}
             key = tuple(by_var.get(v.id, UNIT) for v in entry.quantified)
             name = entry.instance(key)[e.name]
-        result = self.typed(e, dataclasses.replace(e, name=name), subst)
+        result = ast.Var(name, e.span, self.type_of(e, subst))
         if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name and _has_arrow(result.ty):
             raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
                                "no equality or order in FL")
@@ -188,8 +187,7 @@ class Monomorphiser:
                 if id(binding) in done or _droppable(binding, scope.entries):
                     continue
                 value = self.expr(binding.value, env, subst)
-                done[id(binding)] = dataclasses.replace(binding, pattern=self.pattern(binding.pattern, subst, {}),
-                                                        value=value)
+                done[id(binding)] = ast.Binding(self.pattern(binding.pattern, subst, {}), value, binding.span)
                 progress = let.is_rec
         out = [done[id(b)] for b in pending if id(b) in done]
         for group in scope.groups:
@@ -238,8 +236,7 @@ class Monomorphiser:
                     if not isinstance(pattern, ast.PVar) or pattern.name not in names:
                         continue
                     value = self.expr(binding.value, env, inner_subst)
-                    out.append(dataclasses.replace(binding, pattern=self.pattern(pattern, inner_subst, names),
-                                                   value=value))
+                    out.append(ast.Binding(self.pattern(pattern, inner_subst, names), value, binding.span))
         return out
 
     def module(self, module: ast.Module) -> ast.Expr:
