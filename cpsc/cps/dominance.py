@@ -9,7 +9,7 @@ where a set of dominators per node costs quadratic time and memory on long chain
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 
 class Dominators:
@@ -30,19 +30,15 @@ class Dominators:
         return self._enter[a] <= self._enter[b] and self._exit[b] <= self._exit[a]
 
 
-def _reverse_postorder(labels: Sequence[str], preds: Mapping[str, Sequence[str]]) -> list[str]:
-    successors: dict[str, list[str]] = {label: [] for label in labels}
-    for label in labels:
-        for p in preds.get(label, ()):
-            if p in successors:
-                successors[p].append(label)
-    entry = labels[0]
+def reverse_postorder(entry: str, successors: Callable[[str], Sequence[str]]) -> list[str]:
+    """The nodes reachable from `entry`, each after all its predecessors but along back edges
+    (depth first, with an explicit stack: graphs may be 100,000 blocks long)."""
     seen = {entry}
     postorder: list[str] = []
     stack: list[tuple[str, int]] = [(entry, 0)]
     while stack:
         label, next_child = stack.pop()
-        children = successors[label]
+        children = successors(label)
         if next_child < len(children):
             stack.append((label, next_child + 1))
             child = children[next_child]
@@ -53,6 +49,15 @@ def _reverse_postorder(labels: Sequence[str], preds: Mapping[str, Sequence[str]]
             postorder.append(label)
     postorder.reverse()
     return postorder
+
+
+def _reverse_postorder(labels: Sequence[str], preds: Mapping[str, Sequence[str]]) -> list[str]:
+    successors: dict[str, list[str]] = {label: [] for label in labels}
+    for label in labels:
+        for p in preds.get(label, ()):
+            if p in successors:
+                successors[p].append(label)
+    return reverse_postorder(labels[0], successors.__getitem__)
 
 
 def _immediate_dominators(order: list[str], index: dict[str, int],

@@ -16,6 +16,7 @@ from typing import Union
 
 from pyrsistent import PMap
 
+from cpsc.cps.dominance import reverse_postorder
 from cpsc.types.types import TCon
 
 Type = TCon
@@ -218,24 +219,11 @@ def successors(cont: Cont) -> list[str]:
 
 def function_conts(program: Program, function: str) -> list[str]:
     """The continuations of `function` reachable from its entry, in reverse postorder."""
-    entry = program.functions[function].entry
-    seen: set[str] = set()
-    order: list[str] = []
-    stack: list[tuple[str, int]] = [(entry, 0)]
-    seen.add(entry)
-    while stack:
-        label, index = stack.pop()
-        succ = [s for s in successors(program.conts[label]) if s in program.conts]
-        if index < len(succ):
-            stack.append((label, index + 1))
-            nxt = succ[index]
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, 0))
-        else:
-            order.append(label)
-    order.reverse()
-    return order
+
+    def successors_of(label: str) -> list[str]:
+        return [s for s in successors(program.conts[label]) if s in program.conts]
+
+    return reverse_postorder(program.functions[function].entry, successors_of)
 
 
 def uses_of_value(value: Value) -> list[str]:
