@@ -132,7 +132,7 @@ def closure_convert(program: ir.Program) -> ir.Program:
     for name, f in program.functions.items():
         lifted = [ir.Var(names.fresh(v.name), v.type) for v in fvs[name]]
         renaming: dict[str, ir.Operand] = {v.name: new for v, new in zip(fvs[name], lifted)}
-        functions[name] = ir.Function(name, tuple(lifted) + f.params, f.result, f.entry, None)
+        functions[name] = ir.Function(name, tuple(lifted) + f.params, f.result, f.entry, None, f.noinline)
         for cont in by_function[name]:
             conts[cont.label] = _pass_free_variables(rename_cont(cont, renaming), fvs, code_names, renaming)
     for g, code in code_names.items():

@@ -8,6 +8,7 @@ A `let`-bound `fun x y -> e` becomes a known two-parameter function: saturated c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
@@ -105,7 +106,8 @@ class Converter:
         self.block, self.current_function = saved
 
     # ---------------------------------------------------------------- functions
-    def define(self, known: Known, fun: ast.Expr, env: Scope[_Entry], parent: str | None) -> None:
+    def define(self, known: Known, fun: ast.Expr, env: Scope[_Entry], parent: str | None,
+               noinline: bool = False) -> None:
         patterns, body = ast.fun_params(fun)
         patterns = patterns[:len(known.param_types)]
         params, binds = [], []
@@ -115,7 +117,8 @@ class Converter:
             params.append(var)
             binds.append((pattern, var))
         entry = self.names.fresh(known.function + ".entry")
-        self.functions[known.function] = ir.Function(known.function, tuple(params), known.result, entry, parent)
+        self.functions[known.function] = ir.Function(known.function, tuple(params), known.result, entry, parent,
+                                                     noinline)
         saved = self.suspended()
         self.start(entry, (), known.function)
         with env.scope():
@@ -224,8 +227,11 @@ class Converter:
         elif isinstance(pattern, ast.PAnnot):
             self.bind_pattern(pattern.pattern, value, env)
 
-    def let(self, expr: ast.Let, env: Scope[_Entry]) -> None:
-        """Convert the bindings of `let [rec] ... in` and bind their names in `env` (for the body)."""
+    def let(self, expr: ast.Let, env: Scope[_Entry],
+            value_of: Callable[[ast.Expr, Scope[_Entry]], ir.Operand] | None = None) -> None:
+        """Convert the bindings of `let [rec] ... in` and bind their names in `env` (for the body);
+        `value_of` converts the values that are not functions (`self.value` by default)."""
+        value_of = value_of or self.value
         functions = [(b.pattern.name, b.value, self.known_for(b.pattern.name, b.value)) for b in expr.bindings
                      if isinstance(b.value, ast.Fun) and isinstance(b.pattern, ast.PVar)]
         if expr.is_rec:
@@ -233,7 +239,7 @@ class Converter:
                 env.bind(name, known)
         for _, fun, known in functions:
             self.define(known, fun, env, self.current_function)
-        values = [(b, self.value(b.value, env)) for b in expr.bindings if not isinstance(b.value, ast.Fun)
+        values = [(b, value_of(b.value, env)) for b in expr.bindings if not isinstance(b.value, ast.Fun)
                   or not isinstance(b.pattern, ast.PVar)]
         if not expr.is_rec:
             for name, _, known in functions:
@@ -381,8 +387,23 @@ class Converter:
         self.functions[main] = ir.Function(main, (), UNIT, entry, None)
         self.current_function = main
         self.start(entry, (), main)
-        self.tail(expr, ir.Ret(main), Scope())
+        env: Scope[_Entry] = Scope()
+        while isinstance(expr, ast.Let):  # the top-level declarations, prelude first
+            self.let(expr, env, self.outlined)
+            expr = expr.body
+        self.tail(expr, ir.Ret(main), env)
         return ir.Program(pmap(self.functions), pmap(self.conts), main)
+
+    def outlined(self, expr: ast.Expr, env: Scope[_Entry]) -> ir.Operand:
+        """The value of a top-level declaration (`let () = e`, `let x = e`): unless it is an
+        atom, computed by a `noinline` function of its own, called once from main. Otherwise
+        main would hold (and LLVM inline into it) the code of every statement of the program,
+        and optimising one function that grows with the program costs more than linear time."""
+        if isinstance(expr, (ast.Const, ast.Var)):
+            return self.value(expr, env)
+        known = Known(self.names.fresh(f"toplevel_{expr.span.line}"), (), expr.ty)
+        self.define(known, expr, env, self.current_function, noinline=True)
+        return self.emit("r", expr.ty, ir.Call(known.function, ()))
 
 
 def _hint(pattern: ast.Pattern) -> str:

@@ -162,13 +162,16 @@ class Cont:
 
 @dataclass(frozen=True)
 class Function:
-    """`parent` is the function this one is nested in (its free variables come from there)."""
+    """`parent` is the function this one is nested in (its free variables come from there).
+    A `noinline` function is never inlined into its callers (by any pass, nor by LLVM): the
+    top-level statements are, so that no function grows with the size of the program."""
 
     name: str
     params: tuple[Var, ...]
     result: Type
     entry: str
     parent: str | None = None
+    noinline: bool = False
 
 
 @dataclass(frozen=True)

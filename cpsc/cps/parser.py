@@ -48,13 +48,12 @@ class _Build(Transformer[Any, Any]):
 
     def function(self, items: list[Any]) -> Any:
         name, params, result = str(items[0]), items[1], items[2]
-        rest = items[3:]
-        parent = str(rest[0]) if len(rest) >= 3 and isinstance(rest[2], Token) else None
-        if parent is not None:
-            rest = rest[1:]
-        entry = str(rest[0])
-        conts = [c for c in rest[2:] if isinstance(c, dict)]
-        return ("function", ir.Function(name, params, result, entry, parent), conts)
+        tokens = [t for t in items[3:] if isinstance(t, Token)]
+        names = [str(t) for t in tokens if t.type == "NAME"]  # [parent,] entry, ret
+        parent = names[0] if len(names) == 3 else None
+        noinline = any(t.type == "NOINLINE" for t in tokens)
+        conts = [c for c in items[3:] if isinstance(c, dict)]
+        return ("function", ir.Function(name, params, result, names[-2], parent, noinline), conts)
 
     def cont(self, items: list[Any]) -> Any:
         return {"label": str(items[0]), "params": items[1], "bindings": items[2:-1], "terminator": items[-1]}

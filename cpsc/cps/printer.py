@@ -114,7 +114,8 @@ def print_cont(cont: ir.Cont, indent: str = "  ") -> list[str]:
 def print_function(program: ir.Program, name: str) -> list[str]:
     f = program.functions[name]
     parent = f" in {f.parent}" if f.parent else ""
-    lines = [f"fun {f.name}{_params(f.params)} -> {show_type(f.result)}{parent} = "
+    noinline = " noinline" if f.noinline else ""
+    lines = [f"fun {f.name}{_params(f.params)} -> {show_type(f.result)}{parent}{noinline} = "
              f"callc {f.entry}() ret (ret {f.name})"]
     for label in function_order(program, name):
         lines.extend(print_cont(program.conts[label]))

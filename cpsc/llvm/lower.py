@@ -56,6 +56,8 @@ class ModuleLowering:
             fn = ll.Function(self.module, function_type([p.type for p in f.params], f.result), _symbol(f.name))
             fn.calling_convention = "tailcc"
             fn.linkage = "internal"
+            if f.noinline:
+                fn.attributes.add("noinline")
             self.functions[f.name] = fn
 
     def _declare(self, name: str, result: ll.Type, args: list[ll.Type]) -> ll.Function:

@@ -43,7 +43,8 @@ def convert_function(program: cps.Program, name: str) -> ir.Function:
     for b in out:
         for s in ir.block_successors(b.terminator):
             preds[s].append(b.label)
-    return ir.Function(name, f.params, f.result, tuple(out), tuple((k, tuple(v)) for k, v in preds.items()))
+    return ir.Function(name, f.params, f.result, tuple(out), tuple((k, tuple(v)) for k, v in preds.items()),
+                       f.noinline)
 
 
 def to_ssa(program: cps.Program) -> ir.Module:

@@ -54,6 +54,7 @@ class Function:
     result: cps.Type
     blocks: tuple[Block, ...]  # the first is the entry
     preds: tuple[tuple[str, tuple[str, ...]], ...]  # the CFG: block -> predecessors
+    noinline: bool = False  # never inlined into a caller (see `cpsc.cps.ir.Function`)
 
     def predecessors(self) -> dict[str, tuple[str, ...]]:
         return dict(self.preds)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from lark import Lark
+from lark import Lark, Token
 
 from cpsc.cps import ir as cps
 from cpsc.cps.parser import Resolver, _Build, _Pending
@@ -36,7 +36,9 @@ class _BuildSsa(_Build):
         name = str(items[0])
         params = tuple(i for i in items[1:] if isinstance(i, cps.Var))
         rest = [i for i in items[1:] if not isinstance(i, cps.Var) and i is not None]
-        return name, params, rest[0], rest[1:]
+        noinline = any(isinstance(i, Token) and i.type == "NOINLINE" for i in rest)
+        rest = [i for i in rest if not isinstance(i, Token)]
+        return name, params, rest[0], rest[1:], noinline
 
     def block(self, items: list[Any]) -> Any:
         label = str(items[0])[1:]
@@ -74,7 +76,8 @@ def parse_module(text: str) -> ir.Module:
     return ir.Module(tuple(_function(*f) for f in functions), main)
 
 
-def _function(name: str, params: tuple[cps.Var, ...], result: TCon, blocks: list[Any]) -> ir.Function:
+def _function(name: str, params: tuple[cps.Var, ...], result: TCon, blocks: list[Any],
+              noinline: bool) -> ir.Function:
     types = {p.name: p.type for p in params}
     for _, _, phis, instructions, _ in blocks:
         types.update({var.name: var.type for _, var, _ in phis + instructions})
@@ -97,4 +100,4 @@ def _function(name: str, params: tuple[cps.Var, ...], result: TCon, blocks: list
             tuple(cps.Binding(var, resolve.value(v)) for _, var, v in instructions),
             terminator(term)))
     preds = tuple((label, tuple(p)) for label, p, _, _, _ in blocks)
-    return ir.Function(name, params, result, tuple(out), preds)
+    return ir.Function(name, params, result, tuple(out), preds, noinline)

@@ -76,3 +76,15 @@ def test_time_passes_reports_every_stage(tmp_path):
     assert stages == ["parse", "infer", "mono", "cps", "opt", "closure", "ssa", "lower", "llvm-opt",
                       "codegen", "link"]
     assert all(" ms  peak " in line for line in done.stderr.splitlines() if line.startswith("stage "))
+
+
+def test_toplevel_statements_stay_functions_of_their_own(tmp_path):
+    # main only calls them: LLVM must not inline every statement of a program into one
+    # function whose optimisation would cost more than linear time.
+    path = tmp_path / "prog.fl"
+    path.write_text("let () = print_int 1\nlet x = print_int 2; 3\nlet () = print_int x\n")
+    done = subprocess.run([sys.executable, "-m", "cpsc", "build", str(path), "--emit=llvm", "-O2"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    defined = [line for line in done.stdout.splitlines() if line.startswith("define")]
+    assert sum("@fl.toplevel_" in line for line in defined) == 3, defined
