@@ -61,7 +61,8 @@ def call_with_deep_stack(function: Callable[[], T]) -> T:
         with _lock:  # the thread stack size is process-wide too
             threading.stack_size(STACK_BYTES)
             try:
-                thread = threading.Thread(target=body, name="cpsc-deep")
+                # A daemon, so that Ctrl-C (raised in the waiting thread) ends the process.
+                thread = threading.Thread(target=body, name="cpsc-deep", daemon=True)
                 thread.start()
             finally:
                 threading.stack_size(0)

@@ -154,10 +154,19 @@ def _write(args: argparse.Namespace, text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    collecting = gc.isenabled()
     # The compiler builds millions of objects and frees them by reference counting; the cyclic
     # collector's passes over them made compile time superlinear (a 4,000-line file parsed 2.5x
     # slower with it). The interpreters and the JIT turn it back on.
     gc.disable()
+    try:
+        return _main(argv)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _main(argv: list[str] | None) -> int:
     args = _arguments().parse_args(argv)
     sources = SourceFiles()
     stages = Stages()

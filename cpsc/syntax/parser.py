@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import threading
 from importlib import resources
 from typing import Any
 
@@ -30,6 +31,9 @@ def _parser() -> tuple[Lark, _ToAst]:
     parser = Lark(lang_file("grammar.lark"), parser="lalr", maybe_placeholders=False,
                   transformer=_Callbacks(builder), cache=str(cache_dir() / "grammar.lark.cache"))
     return parser, builder
+
+
+_parsing = threading.Lock()
 
 
 class _Callbacks:
@@ -122,8 +126,6 @@ def parse_int_literal(text: str) -> int:
     digits = text.replace("_", "")
     value = int(digits, 0) if digits[:2].lower() in ("0x", "0b", "0o") else int(digits)
     return value
-
-
 
 
 def _node_span(child: Any) -> Span | None:
@@ -364,9 +366,10 @@ def parse_module(text: str, file: str) -> ast.Module:
     """Parse a whole FL source file, raising `CompileError` on a syntax error."""
     cleaned = strip_comments(text, file)
     parser, builder = _parser()
-    builder.file = file
     try:
-        module = parser.parse(cleaned)
+        with _parsing:  # the one builder names the file in every span it makes
+            builder.file = file
+            module = parser.parse(cleaned)
     except lark.exceptions.UnexpectedCharacters as err:
         span = Span(file, err.line, err.column, err.line, err.column + 1)
         raise CompileError(span, f"Illegal character ({cleaned[err.pos_in_stream or 0]!r})") from None
