@@ -1,14 +1,24 @@
 """The user's cache folder for what cpsc computes once and reuses: the compiled C runtime, the
-parser's tables."""
+parser's tables, the checked prelude. Everything in it can be rebuilt, so a home folder that
+cannot be written (a read-only container, a locked-down CI user) falls back to a folder in the
+system's temporary directory instead of failing the build."""
 
 from __future__ import annotations
 
+import functools
 import os
+import tempfile
 from pathlib import Path
 
 
+@functools.cache
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(base) / "cpsc"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    for path in (Path(base) / "cpsc", Path(tempfile.gettempdir()) / f"cpsc-cache-{os.getuid()}"):
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            if os.access(path, os.W_OK):
+                return path
+        except OSError:
+            continue
+    return Path(tempfile.mkdtemp(prefix="cpsc-cache-"))

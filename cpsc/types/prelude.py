@@ -38,7 +38,10 @@ def checked_prelude() -> CheckedPrelude:
     except Exception:  # noqa: BLE001 - missing, stale or damaged: check the prelude again
         pass
     checked = check_prelude(parse_module(prelude_text(), PRELUDE_FILE))
-    _store(path, checked)
+    try:
+        _store(path, checked)
+    except OSError:  # a full disk: the next build checks the prelude again
+        pass
     return checked
 
 

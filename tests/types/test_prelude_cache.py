@@ -33,3 +33,9 @@ def test_cached_prelude_gives_the_same_program(tmp_path):
     pickles[0].write_bytes(b"not a pickle")
     assert build_and_run(tmp_path, cache) == checked
     assert pickles[0].read_bytes() != b"not a pickle"
+
+
+def test_a_cache_folder_that_cannot_be_made_does_not_stop_a_build(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert build_and_run(tmp_path, blocker) == "7a\n59\n"  # falls back to the temporary folder
