@@ -52,6 +52,7 @@ class ModuleLowering:
         self.runtime["fl_division_by_zero"].attributes.add("noreturn")
         self.functions: dict[str, ll.Function] = {}
         self.strings: dict[str, ll.GlobalVariable] = {}
+        self.static_tuples: set[int] = set()  # ids of the globals made by `static_tuple`
         for f in module.functions:
             fn = ll.Function(self.module, function_type([p.type for p in f.params], f.result), _symbol(f.name))
             fn.calling_convention = "tailcc"
@@ -72,6 +73,18 @@ class ModuleLowering:
             g.initializer, g.global_constant, g.linkage = init, True, "private"
             self.strings[text] = g
         return self.strings[text]
+
+    def static_tuple(self, items: list[ll.Constant]) -> ll.GlobalVariable:
+        """A tuple of constants as read-only data, laid out as an allocated one (a slot of 8
+        bytes per item, narrow values in its low byte), as OCaml emits structured constants: no
+        allocation at run time, and no block of thousands of stores for LLVM's instruction
+        scheduler, whose time is quadratic in a block's length."""
+        slots = [I64(item.constant) if item.type in (I1, I8) else item for item in items]
+        init = ll.Constant.literal_struct(slots)
+        g = ll.GlobalVariable(self.module, init.type, f"tuple.{len(self.static_tuples)}")
+        g.initializer, g.global_constant, g.linkage = init, True, "private"
+        self.static_tuples.add(id(g))
+        return g
 
     def lower(self) -> ll.Module:
         for f in self.ssa.functions:
@@ -158,7 +171,10 @@ class FunctionLowering:
         if isinstance(v, cps.MakeClosure):
             return self.allocate([self.owner.functions[v.function]] + [self.operand(c) for c in v.captured])
         if isinstance(v, cps.MakeTuple):
-            return self.allocate([self.operand(i) for i in v.items])
+            items = [self.operand(i) for i in v.items]
+            if all(isinstance(i, cps.Const) or id(item) in self.owner.static_tuples for i, item in zip(v.items, items)):
+                return self.owner.static_tuple(items)  # type: ignore[arg-type]
+            return self.allocate(items)
         if isinstance(v, cps.Field):
             offset = 1 if v.record.type.name == "->" else 0
             return b.load(self.slot(self.operand(v.record), v.index + offset), typ=lltype(var.type))
