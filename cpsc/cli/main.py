@@ -94,6 +94,7 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
     program, cps = _compile_cps(args, sources, stages)
     if args.command == "interp":
         return _interpret(args, program, cps, stages)
+    del program  # the typed AST is not needed any more: a smaller heap makes the later stages faster
     emit = getattr(args, "emit", "exe")
     if emit == "cps":
         from cpsc.cps.printer import print_program
