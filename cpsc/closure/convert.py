@@ -5,7 +5,10 @@ of the functions it calls or makes closures of) become extra leading parameters,
 so that each variable stays bound once, and known calls pass them. A function that is used as a
 value (`closure g`) also gets a code wrapper `g.code(env, params)` that loads the captured
 variables from the closure record `env` and tail-calls `g`; `closure g` becomes
-`closure g.code(captured...)`. Relies on: unique names; free variables of a function come from
+`closure g.code(captured...)`. Main's own variables are the exception: those another function
+uses become globals (`Program.globals`), stored by main right after their definition and
+loaded at the entry of each function that uses them, so that top-level values are not passed
+down every chain of calls. Relies on: unique names; free variables of a function come from
 its ancestors (the verifier's scope rule). Produces a `closed` program with no `callc`.
 """
 
@@ -16,6 +19,7 @@ from pyrsistent import pmap
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
 from cpsc.cps.rewrite import cont_definitions, cont_uses, rename_cont, split_callc
+from cpsc.types.types import UNIT
 
 
 def _conts_by_function(program: ir.Program) -> dict[str, list[ir.Cont]]:
@@ -36,8 +40,9 @@ def _referenced_functions(conts: list[ir.Cont]) -> set[str]:
     return out
 
 
-def free_variables(program: ir.Program) -> dict[str, list[ir.Var]]:
-    """Each function's free variables (transitively through the functions it references).
+def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset()) -> dict[str, list[ir.Var]]:
+    """Each function's free variables (transitively through the functions it references),
+    leaving out `globals_` (main's variables that other functions load instead).
 
     A function needs, besides its own free variables, those of every function it calls or
     makes a closure of, minus what it defines itself. The reference graph is walked once with
@@ -57,7 +62,7 @@ def free_variables(program: ir.Program) -> dict[str, list[ir.Var]]:
         for p in f.params:
             types[p.name] = p
         defined[name] = defs
-        own[name] = {u for cont in by_function[name] for u in cont_uses(cont)} - defs
+        own[name] = {u for cont in by_function[name] for u in cont_uses(cont)} - defs - globals_
     references = {name: sorted(_referenced_functions(by_function[name])) for name in program.functions}
     free: dict[str, set[str]] = {}
     for component in strongly_connected_components(sorted(program.functions), references):
@@ -117,9 +122,21 @@ def strongly_connected_components(nodes: list[str], edges: dict[str, list[str]])
     return components
 
 
+def shared_globals(program: ir.Program, by_function: dict[str, list[ir.Cont]]) -> dict[str, ir.Var]:
+    """Main's variables used by other functions: they become globals. (Lifted as parameters,
+    they would be passed down every chain of calls: n top-level values used by a chain of n
+    functions made parameter lists of length n, quadratic code in all.)"""
+    defined = {v.name: v for cont in by_function[program.main] for v in cont_definitions(cont)}
+    used = {u for name in program.functions if name != program.main
+            for cont in by_function[name] for u in cont_uses(cont)}
+    return {name: defined[name] for name in sorted(used.intersection(defined))}
+
+
 def closure_convert(program: ir.Program) -> ir.Program:
     program = split_callc(program)
-    fvs = free_variables(program)
+    by_function = _conts_by_function(program)
+    shared = shared_globals(program, by_function)
+    fvs = free_variables(program, frozenset(shared))
     names = NameSupply(set(program.functions) | set(program.conts) |
                        {v.name for c in program.conts.values() for v in cont_definitions(c)} |
                        {p.name for f in program.functions.values() for p in f.params})
@@ -128,16 +145,50 @@ def closure_convert(program: ir.Program) -> ir.Program:
     code_names = {g: names.fresh(g + ".code") for g in sorted(escaping)}
     functions: dict[str, ir.Function] = {}
     conts: dict[str, ir.Cont] = {}
-    by_function = _conts_by_function(program)
     for name, f in program.functions.items():
         lifted = [ir.Var(names.fresh(v.name), v.type) for v in fvs[name]]
         renaming: dict[str, ir.Operand] = {v.name: new for v, new in zip(fvs[name], lifted)}
+        loads = _load_globals(by_function[name], shared, names, renaming) if name != program.main else ()
         functions[name] = ir.Function(name, tuple(lifted) + f.params, f.result, f.entry, None, f.noinline)
         for cont in by_function[name]:
-            conts[cont.label] = _pass_free_variables(rename_cont(cont, renaming), fvs, code_names, renaming)
+            cont = _pass_free_variables(rename_cont(cont, renaming), fvs, code_names, renaming)
+            if name == program.main:
+                cont = _store_globals(cont, shared, names)
+            elif cont.label == f.entry:
+                cont = ir.Cont(cont.label, cont.function, cont.params, loads + cont.bindings, cont.terminator)
+            conts[cont.label] = cont
     for g, code in code_names.items():
         _add_code_wrapper(program.functions[g], code, fvs[g], names, functions, conts)
-    return ir.Program(pmap(functions), pmap(conts), program.main, closed=True)
+    globals_ = pmap({name: v.type for name, v in shared.items()})
+    return ir.Program(pmap(functions), pmap(conts), program.main, True, globals_)
+
+
+def _load_globals(conts: list[ir.Cont], shared: dict[str, ir.Var], names: NameSupply,
+                  renaming: dict[str, ir.Operand]) -> tuple[ir.Binding, ...]:
+    """Loads of the globals a function uses, for its entry (which dominates every use);
+    `renaming` learns the loaded variables."""
+    used = sorted({u for cont in conts for u in cont_uses(cont)}.intersection(shared))
+    loads = []
+    for name in used:
+        loaded = ir.Var(names.fresh(name), shared[name].type)
+        renaming[name] = loaded
+        loads.append(ir.Binding(loaded, ir.GlobalLoad(name)))
+    return tuple(loads)
+
+
+def _store_globals(cont: ir.Cont, shared: dict[str, ir.Var], names: NameSupply) -> ir.Cont:
+    """Main stores each global right after defining it (before anything can call a user)."""
+    def stores(defined: list[ir.Var]) -> list[ir.Binding]:
+        return [ir.Binding(ir.Var(names.fresh("stored"), UNIT), ir.GlobalStore(v.name, v))
+                for v in defined if v.name in shared]
+
+    bindings = stores(list(cont.params))
+    for b in cont.bindings:
+        bindings.append(b)
+        bindings.extend(stores([b.var]))
+    if len(bindings) == len(cont.bindings):
+        return cont
+    return ir.Cont(cont.label, cont.function, cont.params, tuple(bindings), cont.terminator)
 
 
 def _pass_free_variables(cont: ir.Cont, fvs: dict[str, list[ir.Var]], code_names: dict[str, str],

@@ -51,6 +51,7 @@ class CpsInterpreter:
     def __init__(self, program: ir.Program) -> None:
         self.program = program
         self.machine = Machine()
+        self.globals: dict[str, Any] = {}
 
     def operand(self, o: ir.Operand, frame: Frame) -> Any:
         return o.value if isinstance(o, ir.Const) else frame.lookup(o.name)
@@ -128,6 +129,11 @@ class CpsInterpreter:
         if isinstance(v, ir.Field):
             record = self.operand(v.record, frame)
             return record.captured[v.index] if isinstance(record, ClosureValue) else record[v.index]
+        if isinstance(v, ir.GlobalLoad):
+            return self.globals[v.name]
+        if isinstance(v, ir.GlobalStore):
+            self.globals[v.name] = self.operand(v.value, frame)
+            return None
         term, at = self.region(v.target, self.operands(v.args, frame), frame, v.ret)
         assert isinstance(term, ir.Jump)
         return self.operand(term.args[0], at)

@@ -11,10 +11,10 @@ functions and from labels to continuations; scope is dominance, checked by the v
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
-from pyrsistent import PMap
+from pyrsistent import PMap, pmap
 
 from cpsc.cps.dominance import reverse_postorder
 from cpsc.types.types import TCon
@@ -97,7 +97,22 @@ class CallC:
     ret: str
 
 
-Value = Union[Prim, Call, Apply, MakeClosure, MakeTuple, Field, CallC]
+@dataclass(frozen=True)
+class GlobalLoad:
+    """The value of a global (closed programs only; see `Program.globals`)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class GlobalStore:
+    """Set a global to `value`; evaluates to unit (closed programs only)."""
+
+    name: str
+    value: Operand
+
+
+Value = Union[Prim, Call, Apply, MakeClosure, MakeTuple, Field, CallC, GlobalLoad, GlobalStore]
 
 
 @dataclass(frozen=True)
@@ -180,18 +195,26 @@ class Program:
     conts: PMap[str, Cont]
     main: str
     closed: bool = False  # after closure conversion: no free variables, captures explicit
+    # After closure conversion: main's variables that other functions use, by name and type.
+    # Main stores each once it is defined and the others load it, rather than receiving it as
+    # a parameter from every caller (which made parameter lists grow with the program).
+    globals: PMap[str, Type] = field(default_factory=pmap)
 
     def with_conts(self, changed: dict[str, Cont], removed: set[str] | frozenset[str] = frozenset()) -> Program:
         conts = self.conts.update(changed)
         for label in removed:
             conts = conts.discard(label)
-        return Program(self.functions, conts, self.main, self.closed)
+        return Program(self.functions, conts, self.main, self.closed, self.globals)
 
 
 # ---------------------------------------------------------------------- queries
 
 
 def value_operands(value: Value) -> tuple[Operand, ...]:
+    if isinstance(value, GlobalLoad):
+        return ()
+    if isinstance(value, GlobalStore):
+        return (value.value,)
     if isinstance(value, (Prim, Call, MakeTuple, CallC)):
         return value.args if not isinstance(value, MakeTuple) else value.items
     if isinstance(value, Apply):

@@ -44,7 +44,17 @@ class _Pending:
 class _Build(Transformer[Any, Any]):
     def start(self, items: list[Any]) -> Any:
         closed = len(items) > 1 and isinstance(items[1], Token) and items[1].type == "CLOSED"
-        return str(items[0]), closed, [i for i in items[1:] if isinstance(i, tuple)]
+        globals_: dict[str, TCon] = {i[1]: i[2] for i in items[1:] if isinstance(i, tuple) and i[0] == "global"}
+        return str(items[0]), closed, globals_, [i for i in items[1:] if isinstance(i, tuple) and i[0] == "function"]
+
+    def global_decl(self, items: list[Any]) -> Any:
+        return ("global", str(items[0]), items[1])
+
+    def global_load(self, items: list[Any]) -> Any:
+        return ("global_load", str(items[0]))
+
+    def global_store(self, items: list[Any]) -> Any:
+        return ("global_store", str(items[0]), items[1])
 
     def function(self, items: list[Any]) -> Any:
         name, params, result = str(items[0]), items[1], items[2]
@@ -179,6 +189,10 @@ class Resolver:
             return ir.MakeTuple(self.operands(v[1]))
         if kind == "field":
             return ir.Field(self.operand(v[1]), v[2])
+        if kind == "global_load":
+            return ir.GlobalLoad(v[1])
+        if kind == "global_store":
+            return ir.GlobalStore(v[1], self.operand(v[2]))
         return ir.CallC(v[1], self.operands(v[2]), v[3])
 
     def tail_call(self, t: Any) -> ir.TailCall | ir.TailApply:
@@ -189,7 +203,7 @@ class Resolver:
 
 def parse_program(text: str) -> ir.Program:
     """Parse IR text; variable operands get the type of their (unique) binding."""
-    main, closed, functions = _Build().transform(_parser().parse(text))
+    main, closed, globals_, functions = _Build().transform(_parser().parse(text))
     types: dict[str, TCon] = {}
     for _, f, conts in functions:
         types.update({p.name: p.type for p in f.params})
@@ -212,4 +226,4 @@ def parse_program(text: str) -> ir.Program:
         for c in cs:
             bindings = tuple(ir.Binding(var, resolve.value(v)) for var, v in c["bindings"])
             all_conts[c["label"]] = ir.Cont(c["label"], f.name, c["params"], bindings, terminator(c["terminator"]))
-    return ir.Program(pmap(fns), pmap(all_conts), main, closed)
+    return ir.Program(pmap(fns), pmap(all_conts), main, closed, pmap(globals_))

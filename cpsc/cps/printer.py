@@ -86,6 +86,10 @@ def show_value(v: ir.Value, fmt: OperandFormat = show_operand) -> str:
         return f"tuple{_args(v.items, fmt)}"
     if isinstance(v, ir.Field):
         return f"field {fmt(v.record)} #{v.index}"
+    if isinstance(v, ir.GlobalLoad):
+        return f"global_load {v.name}"
+    if isinstance(v, ir.GlobalStore):
+        return f"global_store {v.name}({fmt(v.value)})"
     return f"callc {v.target}{_args(v.args, fmt)} ret {v.ret}"
 
 
@@ -150,6 +154,7 @@ def functions_in_order(program: ir.Program) -> list[str]:
 
 def print_program(program: ir.Program) -> str:
     lines = [f"main {program.main}" + (" closed" if program.closed else "")]
+    lines.extend(f"global {name}: {show_type(t)}" for name, t in sorted(program.globals.items()))
     for name in functions_in_order(program):
         lines.append("")
         lines.extend(print_function(program, name))

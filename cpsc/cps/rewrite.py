@@ -29,6 +29,10 @@ def rename_value(v: ir.Value, renaming: Mapping[str, ir.Operand]) -> ir.Value:
         return ir.MakeTuple(_ops(v.items, renaming))
     if isinstance(v, ir.Field):
         return ir.Field(rename_operand(v.record, renaming), v.index)
+    if isinstance(v, ir.GlobalLoad):
+        return v
+    if isinstance(v, ir.GlobalStore):
+        return ir.GlobalStore(v.name, rename_operand(v.value, renaming))
     return ir.CallC(v.target, _ops(v.args, renaming), v.ret)
 
 

@@ -12,7 +12,7 @@ from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
 from cpsc.cps.primops import PRIMOPS
 from cpsc.cps.printer import show_type
-from cpsc.types.types import BOOL, TCon
+from cpsc.types.types import BOOL, UNIT, TCon
 
 
 class VerifyError(Exception):
@@ -230,11 +230,25 @@ class Verifier:
                 expected = v.record.type.args[v.index]  # type: ignore[assignment]
             elif not (self.program.closed and v.record.type.name == "->"):
                 self.fail(where, f"field of {show_type(v.record.type)}, which is not a tuple")
+        elif isinstance(v, (ir.GlobalLoad, ir.GlobalStore)):
+            expected = self.check_global(where, v)
         else:
             target = self.check_label(where, cont, v.target)
             self.check_args(where, f"continuation {target.label}", [p.type for p in target.params], v.args)
         if expected is not None and expected != t:
             self.fail(where, f"{b.var.name} is declared {show_type(t)} but its value has type {show_type(expected)}")
+
+
+    def check_global(self, where: str, v: ir.GlobalLoad | ir.GlobalStore) -> TCon:
+        """A global exists (only closed programs have any) and is used at its type."""
+        t = self.program.globals.get(v.name)
+        if t is None:
+            self.fail(where, f"global {v.name} is not declared")
+            raise AssertionError
+        if isinstance(v, ir.GlobalLoad):
+            return t
+        self.check_args(where, f"global_store {v.name}", [t], (v.value,))
+        return UNIT
 
 
 def verify(program: ir.Program) -> None:

@@ -53,6 +53,8 @@ class ModuleLowering:
         self.functions: dict[str, ll.Function] = {}
         self.strings: dict[str, ll.GlobalVariable] = {}
         self.static_tuples: set[int] = set()  # ids of the globals made by `static_tuple`
+        self.global_slots = {name: i for i, (name, _) in enumerate(module.globals)}
+        self.globals_record = ll.GlobalVariable(self.module, PTR, "fl_globals")  # defined by the runtime
         for f in module.functions:
             fn = ll.Function(self.module, function_type([p.type for p in f.params], f.result), _symbol(f.name))
             fn.calling_convention = "tailcc"
@@ -91,6 +93,8 @@ class ModuleLowering:
             FunctionLowering(self, f).lower()
         entry = ll.Function(self.module, ll.FunctionType(VOID, []), "fl_program")
         b = ll.IRBuilder(entry.append_basic_block("entry"))
+        if self.global_slots:
+            b.store(b.call(self.runtime["fl_alloc"], [I64(8 * len(self.global_slots))]), self.globals_record)
         b.call(self.functions[self.ssa.main], [], cconv="tailcc")
         b.ret_void()
         return self.module
@@ -178,6 +182,13 @@ class FunctionLowering:
         if isinstance(v, cps.Field):
             offset = 1 if v.record.type.name == "->" else 0
             return b.load(self.slot(self.operand(v.record), v.index + offset), typ=lltype(var.type))
+        if isinstance(v, (cps.GlobalLoad, cps.GlobalStore)):
+            record = b.load(self.owner.globals_record, typ=PTR)
+            slot = self.slot(record, self.owner.global_slots[v.name])
+            if isinstance(v, cps.GlobalLoad):
+                return b.load(slot, typ=lltype(var.type))
+            b.store(self.operand(v.value), slot)
+            return I8(0)
         raise AssertionError(f"callc reached LLVM lowering: {v}")
 
     def terminator(self, t: ir.Terminator) -> None:

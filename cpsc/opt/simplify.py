@@ -137,7 +137,7 @@ def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
         conts = program.conts
         for label in dead_conts:
             conts = conts.discard(label)
-        program = ir.Program(functions, conts, program.main, program.closed)
+        program = ir.Program(functions, conts, program.main, program.closed, program.globals)
     return program
 
 
@@ -173,7 +173,8 @@ def merge_single_jumps(program: ir.Program, stats: Stats) -> ir.Program:
         conts[label] = cont
     if not removed:
         return program
-    program = ir.Program(program.functions, program.conts.update(conts), program.main, program.closed)
+    program = ir.Program(program.functions, program.conts.update(conts), program.main, program.closed,
+                         program.globals)
     program = program.with_conts({}, removed)
     return _rename_everywhere(program, renaming)
 

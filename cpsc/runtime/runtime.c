@@ -36,6 +36,12 @@ static void out_write(const char *bytes, size_t n) {
 
 void *fl_alloc(int64_t bytes) { return GC_malloc((size_t)bytes); }
 
+/* The program's globals (main's variables that other functions use): a GC-allocated record of
+   8-byte slots made by fl_program. The pointer lives here, in the runtime's data, which the
+   collector scans both in an executable and in the shared library the JIT loads (memory that
+   MCJIT allocates for a program's own globals is not scanned). */
+void *fl_globals;
+
 static fl_string *make_string(const char *bytes, int64_t n) {
     fl_string *s = GC_malloc_atomic(sizeof(fl_string) + (size_t)n + 1);
     s->length = n;

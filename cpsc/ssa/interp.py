@@ -17,6 +17,7 @@ class SsaInterpreter:
         self.blocks = {f.name: {b.label: b for b in f.blocks} for f in module.functions}
         self.main = module.main
         self.machine = Machine()
+        self.globals: dict[str, Any] = {}
 
     def call(self, name: str, args: list[Any]) -> Any:
         while True:
@@ -65,6 +66,11 @@ class SsaInterpreter:
         if isinstance(v, cps.Field):
             record = ops[0]
             return record.captured[v.index] if isinstance(record, ClosureValue) else record[v.index]
+        if isinstance(v, cps.GlobalLoad):
+            return self.globals[v.name]
+        if isinstance(v, cps.GlobalStore):
+            self.globals[v.name] = ops[0]
+            return None
         raise AssertionError(f"callc in SSA: {v}")
 
 

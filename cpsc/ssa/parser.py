@@ -24,7 +24,11 @@ class _BuildSsa(_Build):
     """The CPS text's operands, values and types, plus SSA's functions, blocks and phis."""
 
     def start(self, items: list[Any]) -> Any:
-        return str(items[0]), items[1:]
+        def is_global(i: Any) -> bool:  # ("global", name, type); a function is a 5-tuple
+            return isinstance(i, tuple) and len(i) == 3 and i[0] == "global"
+
+        globals_ = tuple(i[1:] for i in items[1:] if is_global(i))
+        return str(items[0]), globals_, [i for i in items[1:] if not is_global(i)]
 
     def var(self, items: list[Any]) -> Any:
         return _Pending(str(items[0])[1:])
@@ -72,8 +76,8 @@ class _BuildSsa(_Build):
 
 
 def parse_module(text: str) -> ir.Module:
-    main, functions = _BuildSsa().transform(_parser().parse(text))
-    return ir.Module(tuple(_function(*f) for f in functions), main)
+    main, globals_, functions = _BuildSsa().transform(_parser().parse(text))
+    return ir.Module(tuple(_function(*f) for f in functions), main, globals_)
 
 
 def _function(name: str, params: tuple[cps.Var, ...], result: TCon, blocks: list[Any],

@@ -46,6 +46,7 @@ def print_function(f: ir.Function) -> list[str]:
 
 def print_module(module: ir.Module) -> str:
     lines: list[str] = [f"; main: {module.main}"]
+    lines.extend(f"global {name}: {show_type(t)}" for name, t in module.globals)
     for f in module.functions:
         lines.append("")
         lines.extend(print_function(f))

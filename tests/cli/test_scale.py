@@ -96,3 +96,14 @@ def test_30k_element_constant_tuple(tmp_path):
     items = ", ".join(str(i) for i in range(n))
     source = f"let t = ({items})\nlet () = let (a, b, {', '.join('_' for _ in range(n - 3))}, z) = t in print_int (a + b + z)\n"
     assert build_and_run(tmp_path, source) == str(0 + 1 + (n - 1))
+
+
+def test_2000_top_level_values_used_by_a_chain_of_functions(tmp_path):
+    # Each value became a parameter of every function after it (3 minutes to build at -O0);
+    # as globals the build is linear.
+    n = 2_000
+    lines = ["let c0 = int_of_float 1.5", "let f0 x = x + c0"]
+    for i in range(1, n):
+        lines += [f"let c{i} = c{i - 1} + 1", f"let f{i} x = f{i - 1} x + c{i}"]
+    lines.append(f"let () = print_int (f{n - 1} 0)")
+    assert build_and_run(tmp_path, "\n".join(lines) + "\n", "-O0") == str(sum(range(1, n + 1)))

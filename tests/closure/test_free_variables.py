@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from cpsc import driver
-from cpsc.closure.convert import free_variables, strongly_connected_components
+from cpsc.closure.convert import closure_convert, free_variables, strongly_connected_components
+from cpsc.cps.interp import run_cps
+from cpsc.cps.parser import parse_program
+from cpsc.cps.printer import print_program
+from cpsc.cps.verify import verify
+from cpsc.ssa.interp import run_ssa
+from cpsc.ssa.parser import parse_module as parse_ssa
+from cpsc.ssa.printer import print_module
+from cpsc.syntax.interp import run_ast
 
 
 def test_components_come_callees_first():
@@ -36,3 +44,24 @@ let () = print_int (other 1)
     other = next(name for name in free if name.startswith("other"))
     inner = next(name for name in free if name.startswith("inner"))
     assert free[other] == [] and len(free[inner]) == 1  # `v` (named by its value in the IR)
+
+
+def test_top_level_values_used_by_a_chain_of_functions_become_globals():
+    # Lifted as parameters, c0..ci would be passed to every f_i: quadratic code.
+    n = 50
+    lines = ["let c0 = int_of_float 1.5", "let f0 x = x + c0"]
+    for i in range(1, n):
+        lines += [f"let c{i} = c{i - 1} + 1", f"let f{i} x = f{i - 1} x + c{i}"]
+    lines.append(f"let () = print_int (f{n - 1} 0)")
+    expr = driver.front_end("\n".join(lines) + "\n", "t.fl")
+    cps = driver.to_cps(expr)
+    closed = closure_convert(cps)
+    verify(closed)
+    assert len(closed.globals) == n
+    assert all(len(closed.functions[f"f{i}"].params) == 1 for i in range(n))
+    text = print_program(closed)
+    assert print_program(parse_program(text)) == text
+    module = driver.to_ssa_module(cps)
+    assert print_module(parse_ssa(print_module(module))) == print_module(module)
+    expected = str(sum(range(1, n + 1)))
+    assert run_ast(expr).stdout == run_cps(closed).stdout == run_ssa(module).stdout == expected

@@ -66,3 +66,32 @@ def test_second_class_continuations_cannot_be_values():
     # A label in operand position is just an unbound variable: continuations are not values.
     with pytest.raises(ValueError, match="never bound"):
         parse_program(VALID.replace("jump done(0)", "jump done(small)"))
+
+
+CLOSED_WITH_GLOBAL = """main main closed
+global g: int
+
+fun main() -> unit = callc main.entry() ret (ret main)
+  cont main.entry() =
+    let s: unit = global_store g(41)
+    let r: int = call f()
+    let u: unit = print_int(r)
+    jump (ret main)(u)
+
+fun f() -> int = callc f.entry() ret (ret f)
+  cont f.entry() =
+    let v: int = global_load g
+    let w: int = add_int(v, 1)
+    jump (ret f)(w)
+"""
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("global_load g", "global_load h", "global h is not declared"),
+    ("global_store g(41)", "global_store g(true)", "argument 1 of global_store g has type bool"),
+    ("global g: int", "global g: bool", "(v is declared int|argument 1 of global_store g has type int)"),
+])
+def test_globals_are_declared_and_used_at_their_type(old, new, message):
+    verify(parse_program(CLOSED_WITH_GLOBAL))
+    with pytest.raises(VerifyError, match=message):
+        verify(parse_program(CLOSED_WITH_GLOBAL.replace(old, new, 1)))
