@@ -39,20 +39,21 @@ def parse_program(text: str, file: str, sources: SourceFiles | None = None,
 
 
 def front_end(text: str, file: str, sources: SourceFiles | None = None,
-              stages: Stages | None = None) -> ast.Expr:
+              stages: Stages | None = None) -> ast.Program:
     """Parse, type-check and monomorphise: the whole program, prelude first, as one typed
-    expression. The prelude is parsed and checked once (`cpsc.types.prelude`), not per build."""
+    expression with its data types and warnings. The prelude is parsed and checked once
+    (`cpsc.types.prelude`), not per build."""
     stages = stages or Stages()
     user = parse_program(text, file, sources, stages)
     with stages.stage("infer"):
         prelude = checked_prelude()
-        typing = infer_module(user, prelude)
+        typing, datatypes = infer_module(user, prelude)
     with stages.stage("mono"):
         module = ast.Module(prelude.module.declarations + user.declarations, (PRELUDE_FILE, file))
-        return monomorphise(module, typing)
+        return monomorphise(module, typing, datatypes)
 
 
-def to_cps(program: ast.Expr, stages: Stages | None = None) -> cps_ir.Program:
+def to_cps(program: ast.Program, stages: Stages | None = None) -> cps_ir.Program:
     with (stages or Stages()).stage("cps"):
         return cps_convert(program)
 

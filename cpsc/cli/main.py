@@ -18,6 +18,7 @@ from cpsc.deep_stack import call_with_deep_stack
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
 from cpsc.opt.pipeline import LEVELS, PASSES
 from cpsc.stages import Stages
+from cpsc.syntax import ast
 from cpsc.syntax.ast import deepest_span
 from cpsc.syntax.diagnostics import CompileError, SourceFiles, Span, render, too_deep
 from cpsc.syntax.parser import parse_module
@@ -64,6 +65,7 @@ def _passes(args: argparse.Namespace) -> list[str]:
 def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages):  # type: ignore[no-untyped-def]
     text = Path(args.file).read_text(encoding="latin-1")
     program = driver.front_end(text, args.file, sources, stages)
+    _warn(program, sources)
 
     def dump(name: str, p: object) -> None:
         from cpsc.cps.printer import print_program
@@ -89,7 +91,7 @@ def _finish(outcome: Outcome) -> int:
 
 def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
     if args.command == "check":
-        driver.front_end(Path(args.file).read_text(encoding="latin-1"), args.file, sources, stages)
+        _warn(driver.front_end(Path(args.file).read_text(encoding="latin-1"), args.file, sources, stages), sources)
         return 0
     program, cps = _compile_cps(args, sources, stages)
     if args.command == "interp":
@@ -122,6 +124,12 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
     llvm_ir = driver.to_llvm(module, stages)
     gc.enable()
     return run_jit(llvm_ir, args.opt)
+
+
+def _warn(program: ast.Program, sources: SourceFiles) -> None:
+    """Warnings go to stderr and compilation goes on, as with OCaml."""
+    for warning in program.warnings:
+        print(render(warning, sources, "warning"), file=sys.stderr)
 
 
 def _too_deep(file: str) -> CompileError:

@@ -16,16 +16,19 @@ from pyrsistent import pmap
 
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
-from cpsc.cps.primops import COMPARISON_NAMES, PRIMOPS
+from cpsc.cps.primops import COMPARABLE, COMPARISON_NAMES, PRIMOPS
 from cpsc.syntax import ast
-from cpsc.syntax.builtins import PRIMITIVE_TYPES
-from cpsc.syntax.diagnostics import CompileError
+from cpsc.syntax.builtins import PRIMITIVE_TYPES, UNORDERED
 from cpsc.syntax.scope import Scope
+from cpsc.types.datatypes import DataTypes
 from cpsc.types.types import BOOL, INT, UNIT, TCon, arrow
 
 _SOURCE_TO_OP = {op.source: op.name for op in PRIMOPS.values()
                  if op.source not in COMPARISON_NAMES}
-_SOURCE_TO_OP.update({"==": "eq", "!=": "ne"})
+_SOURCE_TO_OP.update({"==": "eq", "!=": "ne", "Array.make": "array_make", "Array.length": "array_length",
+                      "Array.get": "array_get", "Array.set": "array_set", "Array.unsafe_get": "array_unsafe_get",
+                      "Array.unsafe_set": "array_unsafe_set"})
+_GENERIC_RESULT = {"array_make", "array_get", "array_unsafe_get", "array_length", "array_set", "array_unsafe_set"}
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,9 @@ class _Block:
 
 
 class Converter:
-    def __init__(self) -> None:
+    def __init__(self, datatypes: DataTypes | None = None) -> None:
+        self.datatypes = datatypes or DataTypes()
+        self.comparisons: dict[tuple[TCon, bool], str] = {}
         self.names = NameSupply()
         self.functions: dict[str, ir.Function] = {}
         self.conts: dict[str, ir.Cont] = {}
@@ -190,30 +195,38 @@ class Converter:
 
     # ---------------------------------------------------------------- primitives
     def primitive(self, name: str, types: list[TCon], args: list[ir.Operand], result: TCon) -> ir.Operand:
-        if name in COMPARISON_NAMES or name in ("==", "!="):
+        if name in ("==", "!="):
+            return self.physical_equality(name, types[0], args[0], args[1])
+        if name in COMPARISON_NAMES:
             return self.compare(name, types[0], args[0], args[1])
         op = _SOURCE_TO_OP[name]
-        return self.emit("t", result if name == "exit" else PRIMOPS[op].result, ir.Prim(op, tuple(args)))
+        typed = result if name == "exit" or op in _GENERIC_RESULT else PRIMOPS[op].result
+        return self.emit("t", typed, ir.Prim(op, tuple(args)))
+
+    def physical_equality(self, name: str, t: TCon, a: ir.Operand, b: ir.Operand) -> ir.Operand:
+        if t.name in COMPARABLE and t.name != "string":
+            return self.emit("c", BOOL, ir.Prim(f"{'eq' if name == '==' else 'ne'}_{t.name}", (a, b)))
+        same = self.emit("c", BOOL, ir.Prim("phys_eq", (a, b)))
+        return same if name == "==" else self.emit("c", BOOL, ir.Prim("not", (same,)))
 
     def compare(self, name: str, t: TCon, a: ir.Operand, b: ir.Operand) -> ir.Operand:
-        short = COMPARISON_NAMES.get(name) or {"==": "eq", "!=": "ne"}[name]
-        if t.name != "*":
+        """`=`, `<`, `compare`, ... at type t: a primitive on a base type, otherwise a call of
+        the comparison function made for t (`cpsc.cps.compare`), whose result (-1, 0, 1, or
+        UNORDERED when nan was met and the comparison is not `compare`) is tested as OCaml's
+        caml_equal, caml_lessthan, ... do."""
+        short = COMPARISON_NAMES[name]
+        if t.name in COMPARABLE:
             return self.emit("c", INT if short == "compare" else BOOL, ir.Prim(f"{short}_{t.name}", (a, b)))
-        components: list[TCon] = list(t.args)  # type: ignore[arg-type]
-        fields = [(self.emit("a", ft, ir.Field(a, i)), self.emit("b", ft, ir.Field(b, i)), ft)
-                  for i, ft in enumerate(components)]
-        if short in ("eq", "ne"):
-            result = self.compare("=", fields[0][2], fields[0][0], fields[0][1])
-            for x, y, ft in fields[1:]:
-                result = self.emit("c", BOOL, ir.Prim("and_bool", (result, self.compare("=", ft, x, y))))
-            return self.emit("c", BOOL, ir.Prim("not", (result,))) if short == "ne" else result
-        cmps = [self.compare("compare", ft, x, y) for x, y, ft in fields]
-        order = cmps[-1]
-        for c in reversed(cmps[:-1]):
-            order = self.emit("c", INT, ir.Prim("select_compare", (c, order)))
+        from cpsc.cps.compare import comparison_function
+
+        order = self.emit("c", INT, ir.Call(comparison_function(self, t, short == "compare"), (a, b)))
         if short == "compare":
             return order
-        return self.emit("c", BOOL, ir.Prim(f"{short}_int", (order, ir.Const(0, INT))))
+        test = self.emit("c", BOOL, ir.Prim(f"{short}_int", (order, ir.Const(0, INT))))
+        if short not in ("lt", "le"):
+            return test
+        ordered = self.emit("c", BOOL, ir.Prim("ne_int", (order, ir.Const(UNORDERED, INT))))
+        return self.emit("c", BOOL, ir.Prim("and_bool", (test, ordered)))
 
     # ---------------------------------------------------------------- patterns and lets
     def bind_pattern(self, pattern: ast.Pattern, value: ir.Operand, env: Scope[_Entry]) -> None:
@@ -291,7 +304,116 @@ class Converter:
             return self.if_value(expr, env)
         if isinstance(expr, ast.Annot):
             return self.value(expr.expr, env)
+        return self.data_value(expr, env)
+
+    def data_value(self, expr: ast.Expr, env: Scope[_Entry]) -> ir.Operand:
+        if isinstance(expr, ast.Construct):
+            return self.construct(expr.name, [self.value(a, env) for a in expr.args], expr.ty)
+        if isinstance(expr, ast.Record):
+            return self.record(expr, env)
+        if isinstance(expr, ast.GetField):
+            record = self.value(expr.record, env)
+            return self.emit("field", expr.ty, ir.Field(record, self.datatypes.fields[expr.name].index))
+        if isinstance(expr, ast.SetField):
+            record = self.value(expr.record, env)
+            value = self.value(expr.value, env)
+            return self.emit("u", UNIT, ir.SetField(record, self.datatypes.fields[expr.name].index, value))
+        if isinstance(expr, ast.ArrayLit):
+            return self.array_literal(expr, env)
+        if isinstance(expr, ast.While):
+            return self.while_loop(expr, env)
+        if isinstance(expr, ast.For):
+            return self.for_loop(expr, env)
+        if isinstance(expr, ast.Match):
+            return self.region_value(expr, env, self.tail_of)
         raise AssertionError(expr)
+
+    def tail_of(self, expr: ast.Expr, env: Scope[_Entry], target: ir.Target) -> None:
+        self.tail(expr, target, env)
+
+    def construct(self, key: str, args: list[ir.Operand], t: TCon) -> ir.Operand:
+        info = self.datatypes.constructors[key]
+        if info.constant:
+            return self.emit(info.name if info.name.isalpha() else "nil", t,
+                             ir.Prim("immediate", (ir.Const(info.index, INT),)))
+        items = ([ir.Const(info.index, INT)] if info.tagged else []) + args
+        return self.emit(info.name if info.name.isalpha() else "cons", t, ir.MakeBlock(tuple(items)))
+
+    def record(self, expr: ast.Record, env: Scope[_Entry]) -> ir.Operand:
+        """Fields are evaluated as written (after the base of `{ r with ... }`), then stored in
+        declaration order."""
+        datatype = self.datatypes.types[expr.ty.name]
+        base = None if expr.base is None else self.value(expr.base, env)
+        given = {self.datatypes.fields[key].index: self.value(value, env) for key, value in expr.fields}
+        items: list[ir.Operand] = []
+        for f in datatype.fields:
+            if f.index in given:
+                items.append(given[f.index])
+            else:
+                assert base is not None
+                items.append(self.emit(f.name, self.datatypes.field_type(f.key, expr.ty), ir.Field(base, f.index)))
+        return self.emit("record", expr.ty, ir.MakeBlock(tuple(items), datatype.mutable))
+
+    def array_literal(self, expr: ast.ArrayLit, env: Scope[_Entry]) -> ir.Operand:
+        if not expr.items:
+            return self.emit("array", expr.ty, ir.Prim("array_empty", ()))
+        first = self.value(expr.items[0], env)
+        array = self.emit("array", expr.ty, ir.Prim("array_make", (ir.Const(len(expr.items), INT), first)))
+        for i, item in enumerate(expr.items[1:], 1):
+            self.emit("u", UNIT, ir.Prim("array_unsafe_set", (array, ir.Const(i, INT), self.value(item, env))))
+        return array
+
+    def while_loop(self, expr: ast.While, env: Scope[_Entry]) -> ir.Operand:
+        """A loop of continuations: `while` tests, `do` runs the body and jumps back."""
+        head, body, done = self.names.fresh("while"), self.names.fresh("do"), self.names.fresh("done")
+        self.finish(ir.Jump(head, ()))
+        self.start(head)
+        self.finish(ir.Branch(self.value(expr.condition, env), body, done))
+        self.start(body)
+        self.value(expr.body, env)
+        self.finish(ir.Jump(head, ()))
+        self.start(done)
+        return ir.Const(None, UNIT)
+
+    def for_loop(self, expr: ast.For, env: Scope[_Entry]) -> ir.Operand:
+        """`for i = a to b`: a loop continuation whose parameter is `i`. As OCaml's, it tests
+        `i = b` before stepping, so a loop up to max_int ends."""
+        start, stop = self.value(expr.start, env), self.value(expr.stop, env)
+        enter, head, step, done = (self.names.fresh(n) for n in ("for", "for_body", "for_next", "for_done"))
+        i = ir.Var(self.names.fresh(expr.var), INT)
+        first = self.emit("c", BOOL, ir.Prim("le_int" if expr.up else "ge_int", (start, stop)))
+        self.finish(ir.Branch(first, enter, done))
+        self.start(enter)
+        self.finish(ir.Jump(head, (start,)))
+        self.start(head, (i,))
+        with env.scope():
+            env.bind(expr.var, i)
+            self.value(expr.body, env)
+        last = self.emit("c", BOOL, ir.Prim("eq_int", (i, stop)))
+        self.finish(ir.Branch(last, done, step))
+        self.start(step)
+        following = self.emit(expr.var, INT, ir.Prim("add_int" if expr.up else "sub_int", (i, ir.Const(1, INT))))
+        self.finish(ir.Jump(head, (following,)))
+        self.start(done)
+        return ir.Const(None, UNIT)
+
+    def match(self, expr: ast.Match, env: Scope[_Entry], target: ir.Target) -> None:
+        from cpsc.cps.match import convert_match
+
+        convert_match(self, expr, env, target)
+
+    def region_value(self, expr: ast.Expr, env: Scope[_Entry],
+                     convert: Callable[[ast.Expr, Scope[_Entry], ir.Target], None]) -> ir.Operand:
+        """The value of an expression converted in tail position, in a region of its own:
+        `callc region() ret join`, where the region's paths end jumping to `join`."""
+        join = self.names.fresh("join")
+        region = self.names.fresh("region")
+        saved = self.suspended()
+        self.current_function = saved[1]
+        self.start(region)
+        convert(expr, env, join)
+        self.resume(saved)
+        return self.emit("v", expr.ty, ir.CallC(region, (), join))
 
     def variable(self, expr: ast.Var, env: Scope[_Entry]) -> ir.Operand:
         entry = env.get(expr.name)
@@ -339,6 +461,8 @@ class Converter:
                 self.finish(ir.Jump(target, (result,)))
         elif isinstance(expr, ast.Annot):
             self.tail(expr.expr, target, env)
+        elif isinstance(expr, ast.Match):
+            self.match(expr, env, target)
         else:
             self.finish(ir.Jump(target, (self.value(expr, env),)))
 
@@ -355,8 +479,6 @@ class Converter:
             count = primitive_arity(head.name)
             args = [self.value(a, env) for a in arg_exprs]
             types, result = _arrow_parts(head.ty, count)
-            if head.name in ("==", "!=") and types[0].name in ("*", "->"):
-                raise CompileError(head.span, "Physical equality on tuples and functions is not supported")
             value = self.primitive(head.name, types, args[:count], result)
             return self.apply_rest(value, args[count:], tail)
         if isinstance(entry, Known) and len(arg_exprs) >= len(entry.param_types):
@@ -411,6 +533,6 @@ def _hint(pattern: ast.Pattern) -> str:
     return names[0] if len(names) == 1 and isinstance(pattern, ast.PVar) else "field"
 
 
-def cps_convert(program: ast.Expr) -> ir.Program:
+def cps_convert(program: ast.Program) -> ir.Program:
     """The monomorphic program (`cpsc.mono`) as a CPS IR program whose main function is `main`."""
-    return Converter().program(program)
+    return Converter(program.datatypes).program(program.body)

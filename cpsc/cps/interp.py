@@ -78,7 +78,7 @@ class CpsInterpreter:
                 terminator, at = out.terminator, out.frame
             if isinstance(terminator, ir.Jump):
                 return self.operand(terminator.args[0], at)
-            assert not isinstance(terminator, ir.Branch)
+            assert isinstance(terminator, (ir.TailCall, ir.TailApply))
             args = self.operands(terminator.args, at)
             if isinstance(terminator, ir.TailCall):
                 function, frame = terminator.function, self.enclosing(terminator.function, at)
@@ -104,6 +104,8 @@ class CpsInterpreter:
             if isinstance(term, ir.Branch):
                 label = term.if_true if self.operand(term.condition, frame) else term.if_false
                 args = []
+            elif isinstance(term, ir.Switch):
+                label, args = switch_target(term, self.operand(term.value, frame)), []
             elif isinstance(term, ir.Jump) and isinstance(term.target, str):
                 if term.target == ret:
                     return term, frame
@@ -129,6 +131,12 @@ class CpsInterpreter:
         if isinstance(v, ir.Field):
             record = self.operand(v.record, frame)
             return record.captured[v.index] if isinstance(record, ClosureValue) else record[v.index]
+        if isinstance(v, ir.MakeBlock):
+            items = self.operands(v.items, frame)
+            return items if v.mutable else tuple(items)
+        if isinstance(v, ir.SetField):
+            self.operand(v.record, frame)[v.index] = self.operand(v.value, frame)
+            return None
         if isinstance(v, ir.GlobalLoad):
             return self.globals[v.name]
         if isinstance(v, ir.GlobalStore):
@@ -137,6 +145,10 @@ class CpsInterpreter:
         term, at = self.region(v.target, self.operands(v.args, frame), frame, v.ret)
         assert isinstance(term, ir.Jump)
         return self.operand(term.args[0], at)
+
+
+def switch_target(term: ir.Switch, value: int) -> str:
+    return next((label for case, label in term.cases if case == value), term.default)
 
 
 def run_cps(program: ir.Program) -> Outcome:

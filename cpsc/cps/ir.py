@@ -81,10 +81,31 @@ class MakeTuple:
 
 @dataclass(frozen=True)
 class Field:
-    """Component `index` of a tuple (or, after closure conversion, of a closure record)."""
+    """Slot `index` of a tuple, of a data block (a constructor's tag or argument, a record's
+    field), or, after closure conversion, of a closure record. On a tuple its type is the
+    component's; on a data type, the binding declares it."""
 
     record: Operand
     index: int
+
+
+@dataclass(frozen=True)
+class MakeBlock:
+    """A heap block of data (a constructor with arguments, its tag first when its type has
+    several; a record; a ref): one slot per item, writable with `SetField` when `mutable`.
+    Its type is the binding's (a data type)."""
+
+    items: tuple[Operand, ...]
+    mutable: bool = False
+
+
+@dataclass(frozen=True)
+class SetField:
+    """Store `value` in slot `index` of a mutable block; evaluates to unit."""
+
+    record: Operand
+    index: int
+    value: Operand
 
 
 @dataclass(frozen=True)
@@ -112,7 +133,7 @@ class GlobalStore:
     value: Operand
 
 
-Value = Union[Prim, Call, Apply, MakeClosure, MakeTuple, Field, CallC, GlobalLoad, GlobalStore]
+Value = Union[Prim, Call, Apply, MakeClosure, MakeTuple, Field, CallC, GlobalLoad, GlobalStore, MakeBlock, SetField]
 
 
 @dataclass(frozen=True)
@@ -148,6 +169,20 @@ class Branch:
 
 
 @dataclass(frozen=True)
+class Switch:
+    """Multi-way branch on an int (a constructor's tag or immediate, a char or int constant):
+    to the label of the matching case, else to `default`. Targets take no arguments."""
+
+    value: Operand
+    cases: tuple[tuple[int, str], ...]
+    default: str
+
+    @property
+    def labels(self) -> list[str]:
+        return [label for _, label in self.cases] + [self.default]
+
+
+@dataclass(frozen=True)
 class TailCall:
     """Call a known function with the current function's return continuation."""
 
@@ -161,7 +196,7 @@ class TailApply:
     args: tuple[Operand, ...]
 
 
-Terminator = Union[Jump, Branch, TailCall, TailApply]
+Terminator = Union[Jump, Branch, TailCall, TailApply, Switch]
 
 # ---------------------------------------------------------------------- containers
 
@@ -215,6 +250,10 @@ def value_operands(value: Value) -> tuple[Operand, ...]:
         return ()
     if isinstance(value, GlobalStore):
         return (value.value,)
+    if isinstance(value, MakeBlock):
+        return value.items
+    if isinstance(value, SetField):
+        return (value.record, value.value)
     if isinstance(value, (Prim, Call, MakeTuple, CallC)):
         return value.args if not isinstance(value, MakeTuple) else value.items
     if isinstance(value, Apply):
@@ -227,6 +266,8 @@ def value_operands(value: Value) -> tuple[Operand, ...]:
 def terminator_operands(term: Terminator) -> tuple[Operand, ...]:
     if isinstance(term, Branch):
         return (term.condition,)
+    if isinstance(term, Switch):
+        return (term.value,)
     if isinstance(term, TailApply):
         return (term.closure,) + term.args
     return term.args
@@ -240,6 +281,8 @@ def successors(cont: Cont) -> list[str]:
         out.append(term.target)
     elif isinstance(term, Branch):
         out.extend([term.if_true, term.if_false])
+    elif isinstance(term, Switch):
+        out.extend(term.labels)
     return out
 
 

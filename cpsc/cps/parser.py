@@ -34,6 +34,12 @@ def unescape(body: str) -> str:
     return "".join(out)
 
 
+def _label(token: Any) -> str:
+    """A label as written: `k` in CPS text, `#k` in SSA text."""
+    text = str(token)
+    return text[1:] if text.startswith("#") else text
+
+
 class _Pending:
     """A variable operand; its type is known only once every definition has been read."""
 
@@ -98,6 +104,18 @@ class _Build(Transformer[Any, Any]):
     def field(self, items: list[Any]) -> Any:
         return ("field", items[0], int(items[1]))
 
+    def block(self, items: list[Any]) -> Any:
+        return ("block", items[-1], len(items) == 2)
+
+    def set_field(self, items: list[Any]) -> Any:
+        return ("set_field", items[0], int(items[1]), items[2])
+
+    def switch(self, items: list[Any]) -> Any:
+        return ("switch", items[0], tuple(i for i in items[1:-1] if i is not None), _label(items[-1]))
+
+    def case(self, items: list[Any]) -> Any:
+        return int(items[0]), _label(items[1])
+
     def callc(self, items: list[Any]) -> Any:
         return ("callc", str(items[0]), items[1], str(items[2]))
 
@@ -148,9 +166,10 @@ class _Build(Transformer[Any, Any]):
 
     def base_type(self, items: list[Any]) -> TCon:
         name = str(items[0])
-        if name not in BASE_TYPES:
-            raise ValueError(f"unknown type {name}")
-        return BASE_TYPES[name]
+        return BASE_TYPES.get(name) or TCon(name)
+
+    def named_type(self, items: list[Any]) -> TCon:
+        return TCon(str(items[0]), tuple(items[1:]))
 
     def arrow_type(self, items: list[Any]) -> TCon:
         return TCon("->", (items[0], items[1]))
@@ -189,13 +208,19 @@ class Resolver:
             return ir.MakeTuple(self.operands(v[1]))
         if kind == "field":
             return ir.Field(self.operand(v[1]), v[2])
+        if kind == "block":
+            return ir.MakeBlock(self.operands(v[1]), v[2])
+        if kind == "set_field":
+            return ir.SetField(self.operand(v[1]), v[2], self.operand(v[3]))
         if kind == "global_load":
             return ir.GlobalLoad(v[1])
         if kind == "global_store":
             return ir.GlobalStore(v[1], self.operand(v[2]))
         return ir.CallC(v[1], self.operands(v[2]), v[3])
 
-    def tail_call(self, t: Any) -> ir.TailCall | ir.TailApply:
+    def tail_call(self, t: Any) -> ir.TailCall | ir.TailApply | ir.Switch:
+        if t[0] == "switch":
+            return ir.Switch(self.operand(t[1]), t[2], t[3])
         if t[0] == "tailcall":
             return ir.TailCall(t[1], self.operands(t[2]))
         return ir.TailApply(self.operand(t[1]), self.operands(t[2]))

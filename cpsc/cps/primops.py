@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cpsc.syntax import builtins
 from cpsc.syntax.values import binary, unary
 from cpsc.types.types import BOOL, CHAR, FLOAT, INT, STRING, UNIT, TCon
 
@@ -63,10 +64,99 @@ _add("and_bool", (BOOL, BOOL), BOOL, "and_bool")  # non-short-circuit, for tuple
 # `exit` never returns, so its result may have any type (the verifier knows).
 _add("exit", (INT,), UNIT, "exit", pure=False)
 
+# Strings and chars.
+_add("string_length", (STRING,), INT, "String.length")
+_add("string_get", (STRING, INT), CHAR, "String.get", pure=False)  # may fail: bounds
+_add("string_unsafe_get", (STRING, INT), CHAR, "String.unsafe_get")
+_add("string_make", (INT, CHAR), STRING, "String.make", pure=False)
+_add("string_sub", (STRING, INT, INT), STRING, "String.sub", pure=False)
+_add("string_of_char_array", (TCon("array", (CHAR,)),), STRING, "string_of_char_array", pure=False)
+_add("char_code", (CHAR,), INT, "Char.code")
+_add("char_chr", (INT,), CHAR, "Char.chr", pure=False)
+_add("compare_partial_float", (FLOAT, FLOAT), INT, "compare_partial_float")
+
+
+@dataclass(frozen=True)
+class GenericOp:
+    """A primitive at many types (data representation, arrays): `check(args, result)` says
+    what is wrong with a use, or None."""
+
+    name: str
+    pure: bool
+    check: Any
+
+
+def _is_data(t: TCon) -> bool:
+    return t.name not in COMPARABLE and t.name not in ("->", "*", "array")
+
+
+def _array_of(t: TCon) -> TCon | None:
+    return t.args[0] if t.name == "array" else None  # type: ignore[return-value]
+
+
+GENERIC: dict[str, GenericOp] = {op.name: op for op in [
+    # constant constructor number k of a data type (an immediate)
+    GenericOp("immediate", True, lambda a, r: None if [x.name for x in a] == ["int"] and _is_data(r)
+              else "takes an int and makes a data value"),
+    GenericOp("is_block", True, lambda a, r: None if len(a) == 1 and _is_data(a[0]) and r == BOOL
+              else "takes a data value and gives a bool"),
+    GenericOp("immediate_value", True, lambda a, r: None if len(a) == 1 and _is_data(a[0]) and r == INT
+              else "takes a data value and gives an int"),
+    GenericOp("phys_eq", True, lambda a, r: None if len(a) == 2 and a[0] == a[1] and r == BOOL
+              else "compares two values of one type"),
+    GenericOp("array_make", False, lambda a, r: None if len(a) == 2 and a[0] == INT and _array_of(r) == a[1]
+              else "takes a length and an element and makes an array of it"),
+    GenericOp("array_empty", True, lambda a, r: None if not a and _array_of(r) is not None
+              else "takes nothing and makes an array"),
+    GenericOp("array_length", True, lambda a, r: None if len(a) == 1 and _array_of(a[0]) and r == INT
+              else "takes an array and gives an int"),
+    GenericOp("array_get", False, lambda a, r: None if len(a) == 2 and _array_of(a[0]) == r and a[1] == INT
+              else "takes an array and an index and gives an element"),
+    GenericOp("array_unsafe_get", False, lambda a, r: None if len(a) == 2 and _array_of(a[0]) == r and a[1] == INT
+              else "takes an array and an index and gives an element"),
+    GenericOp("array_set", False, lambda a, r: None if len(a) == 3 and _array_of(a[0]) == a[2] and a[1] == INT
+              and r == UNIT else "takes an array, an index and an element"),
+    GenericOp("array_unsafe_set", False, lambda a, r: None if len(a) == 3 and _array_of(a[0]) == a[2]
+              and a[1] == INT and r == UNIT else "takes an array, an index and an element"),
+    # never returns (like exit): raise Match_failure(file, line, column)
+    GenericOp("match_failure", False, lambda a, r: None if [x.name for x in a] == ["string", "int", "int"]
+              else "takes a file name, a line and a column"),
+]}
+
+
+def is_pure(op: str) -> bool:
+    return GENERIC[op].pure if op in GENERIC else PRIMOPS[op].pure
+
+
+def never_returns(op: str) -> bool:
+    return op in ("exit", "match_failure")
+
+
+def _match_failure(file: str, line: int, column: int) -> None:
+    raise builtins.FlRuntimeError(f'Match_failure("{file}", {line}, {column})')
+
+
+def _compare_partial_float(a: float, b: float) -> int:
+    return builtins.compare_values(a, b, total=False)
+
+
+_GENERIC_SEMANTICS: dict[str, Any] = {
+    "immediate": lambda k: k, "is_block": lambda v: isinstance(v, (tuple, list)),
+    "immediate_value": lambda v: v, "phys_eq": builtins.physically_equal,
+    "array_make": builtins.array_make, "array_empty": lambda: [], "array_length": len,
+    "array_get": builtins.array_get, "array_unsafe_get": lambda a, i: a[i],
+    "array_set": builtins.array_set, "array_unsafe_set": builtins.DATA_PRIMITIVES["Array.unsafe_set"][1],
+    "match_failure": _match_failure, "compare_partial_float": _compare_partial_float,
+}
+
 
 def evaluate(op: str, args: list[Any], out: list[str]) -> Any:
     """Apply a primitive to Python values: the source-level semantics every interpreter shares."""
+    if op in _GENERIC_SEMANTICS:
+        return _GENERIC_SEMANTICS[op](*args)
     source = PRIMOPS[op].source
+    if source in builtins.DATA_PRIMITIVES:
+        return builtins.DATA_PRIMITIVES[source][1](*args)
     if source == "select_compare":
         return args[0] if args[0] != 0 else args[1]
     if source == "and_bool":

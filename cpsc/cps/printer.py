@@ -23,6 +23,8 @@ def show_type(t: TCon) -> str:
         return f"({show_type(t.args[0])} -> {show_type(t.args[1])})"  # type: ignore[arg-type]
     if t.name == "*":
         return "(" + " * ".join(show_type(a) for a in t.args) + ")"  # type: ignore[arg-type]
+    if t.args:
+        return t.name + "<" + ", ".join(show_type(a) for a in t.args) + ">"  # type: ignore[arg-type]
     return t.name
 
 
@@ -86,6 +88,10 @@ def show_value(v: ir.Value, fmt: OperandFormat = show_operand) -> str:
         return f"tuple{_args(v.items, fmt)}"
     if isinstance(v, ir.Field):
         return f"field {fmt(v.record)} #{v.index}"
+    if isinstance(v, ir.MakeBlock):
+        return f"block{' mutable' if v.mutable else ''}{_args(v.items, fmt)}"
+    if isinstance(v, ir.SetField):
+        return f"set_field {fmt(v.record)} #{v.index} {fmt(v.value)}"
     if isinstance(v, ir.GlobalLoad):
         return f"global_load {v.name}"
     if isinstance(v, ir.GlobalStore):
@@ -100,7 +106,14 @@ def show_terminator(t: ir.Terminator) -> str:
         return f"br {show_operand(t.condition)}, {t.if_true}, {t.if_false}"
     if isinstance(t, ir.TailCall):
         return f"tailcall {t.function}{_args(t.args)}"
+    if isinstance(t, ir.Switch):
+        return f"switch {show_operand(t.value)} {show_cases(t, str)}"
     return f"tailapply {show_operand(t.closure)}{_args(t.args)}"
+
+
+def show_cases(t: ir.Switch, label: Callable[[str], str]) -> str:
+    cases = ", ".join(f"{value}: {label(target)}" for value, target in t.cases)
+    return f"[{cases}] default {label(t.default)}"
 
 
 def _params(params: tuple[ir.Var, ...]) -> str:

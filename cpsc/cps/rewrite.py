@@ -29,6 +29,10 @@ def rename_value(v: ir.Value, renaming: Mapping[str, ir.Operand]) -> ir.Value:
         return ir.MakeTuple(_ops(v.items, renaming))
     if isinstance(v, ir.Field):
         return ir.Field(rename_operand(v.record, renaming), v.index)
+    if isinstance(v, ir.MakeBlock):
+        return ir.MakeBlock(_ops(v.items, renaming), v.mutable)
+    if isinstance(v, ir.SetField):
+        return ir.SetField(rename_operand(v.record, renaming), v.index, rename_operand(v.value, renaming))
     if isinstance(v, ir.GlobalLoad):
         return v
     if isinstance(v, ir.GlobalStore):
@@ -41,6 +45,8 @@ def rename_terminator(t: ir.Terminator, renaming: Mapping[str, ir.Operand]) -> i
         return ir.Jump(t.target, _ops(t.args, renaming))
     if isinstance(t, ir.Branch):
         return ir.Branch(rename_operand(t.condition, renaming), t.if_true, t.if_false)
+    if isinstance(t, ir.Switch):
+        return ir.Switch(rename_operand(t.value, renaming), t.cases, t.default)
     if isinstance(t, ir.TailCall):
         return ir.TailCall(t.function, _ops(t.args, renaming))
     return ir.TailApply(rename_operand(t.closure, renaming), _ops(t.args, renaming))

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
-from cpsc.cps.primops import PRIMOPS
+from cpsc.cps.primops import GENERIC, PRIMOPS, never_returns
 from cpsc.cps.printer import show_type
-from cpsc.types.types import BOOL, UNIT, TCon
+from cpsc.types.types import BOOL, INT, UNIT, TCon
 
 
 class VerifyError(Exception):
@@ -174,6 +174,15 @@ class Verifier:
             for label in (term.if_true, term.if_false):
                 if self.check_label(where, cont, label).params:
                     self.fail(where, f"branch target {label} takes parameters")
+        elif isinstance(term, ir.Switch):
+            if term.value.type != INT:
+                self.fail(where, f"switch on a value of type {show_type(term.value.type)}, not int")
+            values = [v for v, _ in term.cases]
+            if len(set(values)) != len(values):
+                self.fail(where, "a switch has two cases for one value")
+            for label in term.labels:
+                if self.check_label(where, cont, label).params:
+                    self.fail(where, f"switch target {label} takes parameters")
         elif isinstance(term, ir.TailCall):
             callee = self.known(where, term.function)
             self.check_args(where, f"function {callee.name}", [p.type for p in callee.params], term.args)
@@ -203,13 +212,24 @@ class Verifier:
     def check_value(self, where: str, cont: ir.Cont, b: ir.Binding) -> None:
         v, t = b.value, b.var.type
         expected: TCon | None = None
-        if isinstance(v, ir.Prim):
+        if isinstance(v, ir.Prim) and v.op in GENERIC:
+            problem = GENERIC[v.op].check([a.type for a in v.args], t)
+            if problem is not None:
+                self.fail(where, f"primitive {v.op} {problem}")
+        elif isinstance(v, ir.Prim):
             op = PRIMOPS.get(v.op)
             if op is None:
                 self.fail(where, f"unknown primitive {v.op}")
                 return
             self.check_args(where, f"primitive {v.op}", list(op.params), v.args)
-            expected = None if v.op == "exit" else op.result
+            expected = None if never_returns(v.op) else op.result
+        elif isinstance(v, ir.MakeBlock):
+            if not _is_data(t):
+                self.fail(where, f"a block of type {show_type(t)}, which is not a data type")
+        elif isinstance(v, ir.SetField):
+            if not _is_data(v.record.type) and v.record.type.name != "array":
+                self.fail(where, f"set_field of {show_type(v.record.type)}, which is not a data type")
+            expected = UNIT
         elif isinstance(v, ir.Call):
             callee = self.known(where, v.function)
             self.check_args(where, f"function {callee.name}", [p.type for p in callee.params], v.args)
@@ -228,8 +248,8 @@ class Verifier:
                 if not 0 <= v.index < len(v.record.type.args):
                     self.fail(where, f"field {v.index} of a {len(v.record.type.args)}-tuple")
                 expected = v.record.type.args[v.index]  # type: ignore[assignment]
-            elif not (self.program.closed and v.record.type.name == "->"):
-                self.fail(where, f"field of {show_type(v.record.type)}, which is not a tuple")
+            elif not (self.program.closed and v.record.type.name == "->") and not _is_data(v.record.type):
+                self.fail(where, f"field of {show_type(v.record.type)}, which is not a tuple or data")
         elif isinstance(v, (ir.GlobalLoad, ir.GlobalStore)):
             expected = self.check_global(where, v)
         else:
@@ -249,6 +269,11 @@ class Verifier:
             return t
         self.check_args(where, f"global_store {v.name}", [t], (v.value,))
         return UNIT
+
+
+def _is_data(t: TCon) -> bool:
+    """A data type (variant, record): what blocks, immediates and their fields have."""
+    return t.name not in ("int", "float", "bool", "char", "string", "unit", "->", "*", "array")
 
 
 def verify(program: ir.Program) -> None:

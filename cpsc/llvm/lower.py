@@ -28,6 +28,11 @@ RUNTIME = {
     "fl_concat": (PTR, [PTR, PTR]), "fl_compare_string": (I64, [PTR, PTR]),
     "fl_compare_float": (I64, [F64, F64]), "fl_int_of_float": (I64, [F64]),
     "fl_exit": (VOID, [I64]), "fl_division_by_zero": (VOID, []),
+    "fl_alloc_atomic": (PTR, [I64]), "fl_array_make": (PTR, [I64, I64, I64]),
+    "fl_index_out_of_bounds": (VOID, []), "fl_match_failure": (VOID, [PTR, I64, I64]),
+    "fl_string_make": (PTR, [I64, I8]), "fl_string_sub": (PTR, [PTR, I64, I64]),
+    "fl_string_of_char_array": (PTR, [PTR]), "fl_char_chr": (I8, [I64]),
+    "fl_compare_float_partial": (I64, [F64, F64]),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
 }
@@ -48,8 +53,8 @@ class ModuleLowering:
         self.ssa = module
         self.module = ll.Module(name="fl")
         self.runtime = {name: self._declare(name, r, a) for name, (r, a) in RUNTIME.items()}
-        self.runtime["fl_exit"].attributes.add("noreturn")
-        self.runtime["fl_division_by_zero"].attributes.add("noreturn")
+        for name in ("fl_exit", "fl_division_by_zero", "fl_index_out_of_bounds", "fl_match_failure"):
+            self.runtime[name].attributes.add("noreturn")
         self.functions: dict[str, ll.Function] = {}
         self.strings: dict[str, ll.GlobalVariable] = {}
         self.static_tuples: set[int] = set()  # ids of the globals made by `static_tuple`
@@ -155,7 +160,10 @@ class FunctionLowering:
         return self.builder.gep(record, [I64(index)], source_etype=I64)
 
     def allocate(self, values: list[ll.Value]) -> ll.Value:
-        record = self.rt("fl_alloc", I64(8 * max(1, len(values))))
+        """A block of 8-byte slots; from the collector's atomic allocator when nothing in it
+        is a pointer (the collector then never scans it)."""
+        atomic = all(v.type != PTR for v in values)
+        record = self.rt("fl_alloc_atomic" if atomic else "fl_alloc", I64(8 * max(1, len(values))))
         for i, v in enumerate(values):
             self.builder.store(v, self.slot(record, i))
         return record
@@ -180,8 +188,13 @@ class FunctionLowering:
                 return self.owner.static_tuple(items)  # type: ignore[arg-type]
             return self.allocate(items)
         if isinstance(v, cps.Field):
-            offset = 1 if v.record.type.name == "->" else 0
+            offset = 1 if v.record.type.name == "->" else 0  # a closure's slot 0 holds its code
             return b.load(self.slot(self.operand(v.record), v.index + offset), typ=lltype(var.type))
+        if isinstance(v, cps.MakeBlock):
+            return self.allocate([self.operand(i) for i in v.items])
+        if isinstance(v, cps.SetField):
+            b.store(self.operand(v.value), self.slot(self.operand(v.record), v.index))
+            return I8(0)
         if isinstance(v, (cps.GlobalLoad, cps.GlobalStore)):
             record = b.load(self.owner.globals_record, typ=PTR)
             slot = self.slot(record, self.owner.global_slots[v.name])
@@ -199,6 +212,10 @@ class FunctionLowering:
             b.branch(self.blocks[t.target])
         elif isinstance(t, ir.CondBr):
             b.cbranch(self.operand(t.condition), self.blocks[t.if_true], self.blocks[t.if_false])
+        elif isinstance(t, cps.Switch):
+            switch = b.switch(self.operand(t.value), self.blocks[t.default])
+            for value, label in t.cases:
+                switch.add_case(I64(value), self.blocks[label])
         elif isinstance(t, cps.TailCall):
             args = [self.operand(a) for a in t.args]
             b.ret(b.call(self.owner.functions[t.function], args, cconv="tailcc", tail="musttail"))
@@ -256,7 +273,48 @@ class FunctionLowering:
         if op == "exit":
             self.rt("fl_exit", *args)
             return ll.Constant(lltype(result), ll.Undefined)
+        if op in DATA_OPS:
+            return DATA_OPS[op](self, args, result)
         return self.comparison(op, args)
+
+    # ---------------------------------------------------------------- data
+    def bounds_check(self, index: ll.Value, length: ll.Value) -> None:
+        """Carry on if 0 <= index < length, else raise Invalid_argument "index out of bounds"."""
+        b = self.builder
+        fail = self.fn.append_basic_block(b.block.name + ".bounds")
+        ok = self.fn.append_basic_block(b.block.name + ".inbounds")
+        b.cbranch(b.icmp_unsigned("<", index, length), ok, fail)
+        b.position_at_end(fail)
+        self.rt("fl_index_out_of_bounds")
+        b.unreachable()
+        b.position_at_end(ok)
+
+    def element(self, array: ll.Value, index: ll.Value, checked: bool) -> ll.Value:
+        """The address of an array's element (slot 0 holds the length)."""
+        b = self.builder
+        if checked:
+            self.bounds_check(index, b.load(array, typ=I64))
+        return b.gep(array, [b.add(index, I64(1))], source_etype=I64)
+
+    def byte(self, string: ll.Value, index: ll.Value, checked: bool) -> ll.Value:
+        b = self.builder
+        if checked:
+            self.bounds_check(index, b.load(string, typ=I64))
+        return b.load(b.gep(string, [b.add(index, I64(8))], source_etype=I8), typ=I8)
+
+    def slot_bits(self, value: ll.Value) -> ll.Value:
+        """A value as the 64 bits of the slot holding it."""
+        b = self.builder
+        if value.type == F64:
+            return b.bitcast(value, I64)
+        if value.type == PTR:
+            return b.ptrtoint(value, I64)
+        return value if value.type == I64 else b.zext(value, I64)
+
+    def match_failure(self, args: list[ll.Value], result: TCon) -> ll.Value:
+        self.rt("fl_match_failure", *args)
+        return ll.Constant(lltype(result), ll.Undefined)
+
 
     def comparison(self, op: str, args: list[ll.Value]) -> ll.Value:
         b = self.builder
@@ -319,6 +377,48 @@ class _Callee:
 
     def __str__(self) -> str:
         return str(self.pointer)
+
+
+def _immediate(f: FunctionLowering, args: list[ll.Value], result: TCon) -> ll.Value:
+    """Constant constructor k is the odd number 2k+1: never a pointer the collector follows,
+    and told from a block (even, aligned) by its low bit."""
+    b = f.builder
+    return b.inttoptr(b.add(b.shl(args[0], I64(1)), I64(1)), PTR)
+
+
+def _is_block(f: FunctionLowering, args: list[ll.Value], result: TCon) -> ll.Value:
+    b = f.builder
+    return b.icmp_unsigned("==", b.and_(b.ptrtoint(args[0], I64), I64(1)), I64(0))
+
+
+def _array_make(f: FunctionLowering, args: list[ll.Value], result: TCon) -> ll.Value:
+    atomic = I64(0 if lltype(result.args[0]) == PTR else 1)  # type: ignore[arg-type]
+    return f.rt("fl_array_make", args[0], f.slot_bits(args[1]), atomic)
+
+
+DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]] = {
+    "immediate": _immediate,
+    "is_block": _is_block,
+    "immediate_value": lambda f, a, r: f.builder.ashr(f.builder.ptrtoint(a[0], I64), I64(1)),
+    "phys_eq": lambda f, a, r: f.builder.icmp_unsigned("==", a[0], a[1]),
+    "array_make": _array_make,
+    "array_empty": lambda f, a, r: f.rt("fl_array_make", I64(0), I64(0), I64(1)),
+    "array_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
+    "array_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1], True), typ=lltype(r)),
+    "array_unsafe_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1], False), typ=lltype(r)),
+    "array_set": lambda f, a, r: (f.builder.store(a[2], f.element(a[0], a[1], True)), I8(0))[1],
+    "array_unsafe_set": lambda f, a, r: (f.builder.store(a[2], f.element(a[0], a[1], False)), I8(0))[1],
+    "string_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
+    "string_get": lambda f, a, r: f.byte(a[0], a[1], True),
+    "string_unsafe_get": lambda f, a, r: f.byte(a[0], a[1], False),
+    "string_make": lambda f, a, r: f.rt("fl_string_make", *a),
+    "string_sub": lambda f, a, r: f.rt("fl_string_sub", *a),
+    "string_of_char_array": lambda f, a, r: f.rt("fl_string_of_char_array", *a),
+    "char_code": lambda f, a, r: f.builder.zext(a[0], I64),
+    "char_chr": lambda f, a, r: f.rt("fl_char_chr", *a),
+    "compare_partial_float": lambda f, a, r: f.rt("fl_compare_float_partial", *a),
+    "match_failure": lambda f, a, r: f.match_failure(a, r),
+}
 
 
 def lower_module(module: ir.Module) -> ll.Module:

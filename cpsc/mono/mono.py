@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from cpsc.mono.decision import compile_match
 from cpsc.syntax import ast
 from cpsc.syntax.builtins import COMPARISONS
-from cpsc.syntax.diagnostics import CompileError
+from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.scope import Scope
-from cpsc.types.infer import Scheme, Typing
+from cpsc.types.datatypes import DataTypes
+from cpsc.types.infer import Scheme, Typing, constructor_arguments
 from cpsc.types.types import UNIT, TCon, TVar, Type, resolve, show
 
 
@@ -49,8 +51,11 @@ _LetLike = ast.Let | ast.LetDecl  # what `let_chain` needs: is_rec and bindings
 
 
 class Monomorphiser:
-    def __init__(self, typing: Typing) -> None:
+    def __init__(self, typing: Typing, datatypes: DataTypes) -> None:
         self.typing = typing
+        self.datatypes = datatypes
+        self.warnings: dict[tuple[object, str], CompileError] = {}
+        self.fresh_names = 0
 
     # ---------------------------------------------------------------- types
     def ground(self, t: Type, subst: dict[int, Type]) -> Type:
@@ -79,7 +84,28 @@ class Monomorphiser:
             return self.pattern(p.pattern, subst, rename)
         if isinstance(p, ast.PWild):
             return ast.PWild(p.span, self.type_of(p, subst))
-        return ast.PUnit(p.span, self.type_of(p, subst))
+        if isinstance(p, ast.PUnit):
+            return ast.PUnit(p.span, self.type_of(p, subst))
+        return self.data_pattern(p, subst, rename)
+
+    def data_pattern(self, p: ast.Pattern, subst: dict[int, Type], rename: dict[str, str]) -> ast.Pattern:
+        t = self.type_of(p, subst)
+        if isinstance(p, ast.PConst):
+            return ast.PConst(p.value, p.kind, p.span, t)
+        if isinstance(p, ast.PConstruct):
+            key = str(self.typing.constructors[id(p)])
+            arity = len(self.datatypes.constructors[key].args)
+            args = constructor_arguments(key, p.args, p.span, arity)
+            items = tuple(self.pattern(a, subst, rename) for a in args)  # type: ignore[arg-type]
+            return ast.PConstruct(key, items, p.span, t)
+        if isinstance(p, ast.PRecord):
+            keys = self.typing.fields[id(p)]
+            fields = tuple((key, self.pattern(item, subst, rename)) for key, (_, item) in zip(keys, p.fields))
+            return ast.PRecord(fields, p.span, t)
+        if isinstance(p, ast.POr):
+            return ast.POr(self.pattern(p.left, subst, rename), self.pattern(p.right, subst, rename), p.span, t)
+        assert isinstance(p, ast.PAlias)
+        return ast.PAlias(self.pattern(p.pattern, subst, rename), rename.get(p.name, p.name), p.span, t)
 
     # ---------------------------------------------------------------- expressions
     def expr(self, e: ast.Expr, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
@@ -91,11 +117,19 @@ class Monomorphiser:
             return ast.App(self.expr(e.function, env, subst), self.expr(e.argument, env, subst), e.span,
                            self.type_of(e, subst))
         if isinstance(e, ast.Fun):
+            if not _binds_directly(e.param):
+                return self.refutable_fun(e, env, subst)
             with env.scope():
                 for name in ast.pattern_names(e.param):
                     env.bind(name, name)
                 return ast.Fun(self.pattern(e.param, subst, {}), self.expr(e.body, env, subst), e.span,
                                self.type_of(e, subst))
+        if isinstance(e, ast.Let) and not e.is_rec and len(e.bindings) == 1 \
+                and not _binds_directly(e.bindings[0].pattern):
+            binding = e.bindings[0]  # `let p = e in body` is `match e with p -> body`
+            case = ast.Case(binding.pattern, None, e.body, e.span)
+            self.typing.types[id(case)] = self.typing.types[id(e)]
+            return self.expr(self.typed_match(binding.value, case, e, binding.pattern.span), env, subst)
         if isinstance(e, ast.Let):
             lets: list[_LetLike] = []
             body: ast.Expr = e
@@ -113,7 +147,75 @@ class Monomorphiser:
             return ast.Tuple(tuple(self.expr(i, env, subst) for i in e.items), e.span, self.type_of(e, subst))
         if isinstance(e, ast.Annot):
             return self.expr(e.expr, env, subst)
+        return self.data_expr(e, env, subst)
+
+    def data_expr(self, e: ast.Expr, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
+        t = self.type_of(e, subst)
+        if isinstance(e, ast.Construct):
+            key = self.typing.constructors[id(e)]
+            arity = len(self.datatypes.constructors[key].args)
+            args = constructor_arguments(key, e.args, e.span, arity)
+            return ast.Construct(key, tuple(self.expr(a, env, subst) for a in args), e.span, t)  # type: ignore[arg-type]
+        if isinstance(e, ast.Match):
+            return self.match(e, env, subst)
+        if isinstance(e, ast.Record):
+            keys = self.typing.fields[id(e)]
+            fields = tuple((key, self.expr(value, env, subst)) for key, (_, value) in zip(keys, e.fields))
+            base = None if e.base is None else self.expr(e.base, env, subst)
+            return ast.Record(fields, base, e.span, t)
+        if isinstance(e, ast.GetField):
+            (key,) = self.typing.fields[id(e)]
+            return ast.GetField(self.expr(e.record, env, subst), key, e.span, t)
+        if isinstance(e, ast.SetField):
+            (key,) = self.typing.fields[id(e)]
+            return ast.SetField(self.expr(e.record, env, subst), key, self.expr(e.value, env, subst), e.span, t)
+        if isinstance(e, ast.ArrayLit):
+            return ast.ArrayLit(tuple(self.expr(i, env, subst) for i in e.items), e.span, t)
+        if isinstance(e, ast.While):
+            return ast.While(self.expr(e.condition, env, subst), self.expr(e.body, env, subst), e.span, t)
+        if isinstance(e, ast.For):
+            start, stop = self.expr(e.start, env, subst), self.expr(e.stop, env, subst)
+            with env.scope():
+                env.bind(e.var, e.var)
+                return ast.For(e.var, start, stop, e.up, self.expr(e.body, env, subst), e.span, t)
         raise AssertionError(e)
+
+    def match(self, e: ast.Match, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
+        scrutinee = self.expr(e.scrutinee, env, subst)
+        cases = []
+        for case in e.cases:
+            with env.scope():
+                for name in ast.pattern_names(case.pattern):
+                    env.bind(name, name)
+                pattern = self.pattern(case.pattern, subst, {})
+                guard = None if case.guard is None else self.expr(case.guard, env, subst)
+                body = self.expr(case.body, env, subst)
+            cases.append(ast.Case(pattern, guard, body, case.span, body.ty))
+        node = ast.Match(scrutinee, tuple(cases), e.span, self.type_of(e, subst))
+        compiled = compile_match(node, self.datatypes)
+        for warning in compiled.warnings:
+            self.warnings.setdefault((warning.span, warning.message), warning)
+        return ast.Match(scrutinee, tuple(cases), e.span, node.ty, compiled)
+
+    def refutable_fun(self, e: ast.Fun, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
+        """`fun p -> body` with a pattern that tests: `fun x -> match x with p -> body`."""
+        self.fresh_names += 1
+        name = f"%param{self.fresh_names}"
+        param = ast.PVar(name, e.param.span)
+        self.typing.types[id(param)] = self.typing.types[id(e.param)]
+        case = ast.Case(e.param, None, e.body, e.span)
+        self.typing.types[id(case)] = self.typing.types[id(e.body)]
+        var = ast.Var(name, e.param.span)
+        self.typing.types[id(var)] = self.typing.types[id(e.param)]
+        fun = ast.Fun(param, self.typed_match(var, case, e.body, e.param.span), e.span)
+        self.typing.types[id(fun)] = self.typing.types[id(e)]
+        return self.expr(fun, env, subst)
+
+    def typed_match(self, scrutinee: ast.Expr, case: ast.Case, typed_like: ast.Expr, span: Span) -> ast.Match:
+        """A match made by the compiler, located at the pattern (as OCaml locates its failure)."""
+        match = ast.Match(scrutinee, (case,), span)
+        self.typing.types[id(match)] = self.typing.types[id(typed_like)]
+        return match
 
     def sequence(self, e: ast.Seq, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         """`e1; e2; ...; en` in a loop, rebuilt from the end: no recursion as deep as the sequence."""
@@ -138,7 +240,8 @@ class Monomorphiser:
             key = tuple(by_var.get(v.id, UNIT) for v in entry.quantified)
             name = entry.instance(key)[e.name]
         result = ast.Var(name, e.span, self.type_of(e, subst))
-        if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name and _has_arrow(result.ty):
+        if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name \
+                and _contains_arrow(result.ty.args[0], self.datatypes, set()):
             raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
                                "no equality or order in FL")
         return result
@@ -184,7 +287,7 @@ class Monomorphiser:
         while progress:
             progress = False
             for binding in pending:
-                if id(binding) in done or _droppable(binding, scope.entries):
+                if id(binding) in done or _droppable(binding, scope.entries, env):
                     continue
                 value = self.expr(binding.value, env, subst)
                 done[id(binding)] = ast.Binding(self.pattern(binding.pattern, subst, {}), value, binding.span)
@@ -240,8 +343,13 @@ class Monomorphiser:
         return out
 
     def module(self, module: ast.Module) -> ast.Expr:
-        declarations = module.declarations
+        declarations = [d for d in module.declarations if isinstance(d, ast.LetDecl)]
         span = declarations[-1].span
+        for decl in declarations:
+            for binding in decl.bindings:
+                if not _binds_directly(binding.pattern):
+                    raise CompileError(binding.pattern.span, "A top-level let with a pattern that can fail "
+                                       "to match is not supported; use a match")
         return self.let_chain(list(declarations), lambda: ast.Const(None, "unit", span, ty=UNIT), Scope(), {})
 
 
@@ -256,23 +364,70 @@ class _OpenLet:
     entries: dict[str, _Monomorphic]
 
 
-def _droppable(binding: ast.Binding, entries: dict[str, _Monomorphic]) -> bool:
-    """A function (so no effect to keep) bound to a name nothing has used (yet)."""
+def _droppable(binding: ast.Binding, entries: dict[str, _Monomorphic], env: Scope[_Entry]) -> bool:
+    """A value without effects (a function, a constant, arithmetic on constants) bound to a
+    name nothing has used (yet)."""
     pattern = binding.pattern
     while isinstance(pattern, ast.PAnnot):
         pattern = pattern.pattern
-    return isinstance(pattern, ast.PVar) and isinstance(binding.value, ast.Fun) and not entries[pattern.name].used
+    return isinstance(pattern, ast.PVar) and not entries[pattern.name].used and _pure(binding.value, env)
 
 
-def _contains_arrow(t: object) -> bool:
-    return isinstance(t, TCon) and (t.name == "->" or any(_contains_arrow(a) for a in t.args))
+_PURE_PRIMITIVES = frozenset({"+", "-", "*", "land", "lor", "lxor", "lsl", "lsr", "asr", "~-", "+.", "-.", "*.",
+                              "/.", "**", "~-.", "float_of_int", "int_of_float", "Char.code"})
 
 
-def _has_arrow(comparison_type: object) -> bool:
-    """Whether a comparison primitive's type `t -> t -> r` compares functions."""
-    return isinstance(comparison_type, TCon) and _contains_arrow(comparison_type.args[0])
+def _pure(e: ast.Expr, env: Scope[_Entry]) -> bool:
+    """Whether evaluating `e` can have no effect (and cannot fail)."""
+    if isinstance(e, (ast.Fun, ast.Const, ast.Var)):
+        return True
+    if isinstance(e, (ast.Tuple, ast.Construct)):
+        return all(_pure(i, env) for i in (e.items if isinstance(e, ast.Tuple) else e.args))
+    if isinstance(e, ast.Annot):
+        return _pure(e.expr, env)
+    if isinstance(e, ast.App):
+        head: ast.Expr = e
+        args: list[ast.Expr] = []
+        while isinstance(head, ast.App):
+            args.append(head.argument)
+            head = head.function
+        return (isinstance(head, ast.Var) and head.name in _PURE_PRIMITIVES and head.name not in env
+                and all(_pure(a, env) for a in args))
+    return False
 
 
-def monomorphise(module: ast.Module, typing: Typing) -> ast.Expr:
-    """The whole program as one monomorphic, fully typed expression of type unit."""
-    return Monomorphiser(typing).module(module)
+def _binds_directly(pattern: ast.Pattern) -> bool:
+    """Patterns that `let` and `fun` bind without a match: variables, `_`, `()`, tuples."""
+    if isinstance(pattern, (ast.PVar, ast.PWild, ast.PUnit)):
+        return True
+    if isinstance(pattern, ast.PTuple):
+        return all(_binds_directly(i) for i in pattern.items)
+    if isinstance(pattern, ast.PAnnot):
+        return _binds_directly(pattern.pattern)
+    return False
+
+
+def _contains_arrow(t: object, datatypes: DataTypes, seen: set[TCon]) -> bool:
+    """Whether values of ground type `t` may hold functions (so cannot be compared)."""
+    if not isinstance(t, TCon) or t in seen:
+        return False
+    if t.name == "->":
+        return True
+    seen.add(t)
+    if any(_contains_arrow(a, datatypes, seen) for a in t.args):
+        return True
+    datatype = datatypes.types.get(t.name)
+    if datatype is None:
+        return False
+    parts = [datatypes.instance(a, t) for c in datatype.constructors for a in c.args]
+    parts += [datatypes.instance(f.type, t) for f in datatype.fields]
+    return any(_contains_arrow(p, datatypes, seen) for p in parts)
+
+
+def monomorphise(module: ast.Module, typing: Typing, datatypes: DataTypes | None = None) -> ast.Program:
+    """The whole program as one monomorphic, fully typed expression of type unit, with its data
+    types and the warnings found on the way (non-exhaustive matches, unused cases)."""
+    datatypes = datatypes or DataTypes()
+    mono = Monomorphiser(typing, datatypes)
+    body = mono.module(module)
+    return ast.Program(body, datatypes, tuple(mono.warnings.values()))

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections import Counter
 
 from cpsc.cps import ir
-from cpsc.cps.primops import PRIMOPS, evaluate
+from cpsc.cps.interp import switch_target
+from cpsc.cps.primops import PRIMOPS, evaluate, is_pure, never_returns
 from cpsc.cps.rewrite import (
     cont_uses,
     function_references,
@@ -55,7 +56,7 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
     as the sweep goes: a chain `t1 = 1 + 2; t2 = t1 + 3; ...` folds in one sweep, not one
     link per round."""
     tuples = {b.var.name: b.value for c in program.conts.values() for b in c.bindings
-              if isinstance(b.value, ir.MakeTuple)}
+              if isinstance(b.value, ir.MakeTuple) or isinstance(b.value, ir.MakeBlock) and not b.value.mutable}
     renaming: dict[str, ir.Operand] = {}
     changed: dict[str, ir.Cont] = {}
     for function in program.functions:
@@ -68,12 +69,15 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
             if isinstance(term, ir.Branch) and isinstance(term.condition, ir.Const):
                 term = ir.Jump(term.if_true if term.condition.value else term.if_false, ())
                 stats["branches folded"] += 1
+            elif isinstance(term, ir.Switch) and isinstance(term.value, ir.Const):
+                term = ir.Jump(switch_target(term, term.value.value), ())  # type: ignore[arg-type]
+                stats["branches folded"] += 1
             if bindings is not cont.bindings or term is not cont.terminator:
                 changed[label] = ir.Cont(label, cont.function, cont.params, bindings, term)
     return _rename_everywhere(program.with_conts(changed), renaming)
 
 
-def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTuple],
+def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTuple | ir.MakeBlock],
                    renaming: dict[str, ir.Operand], stats: Stats) -> tuple[ir.Binding, ...]:
     """The bindings with known values folded away (recorded in `renaming`) and earlier folds
     substituted; the same tuple object when nothing changed."""
@@ -83,7 +87,8 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
         if renaming and not renaming.keys().isdisjoint(ir.uses_of_value(v)):
             v = rename_value(v, renaming)
         if isinstance(v, ir.Field) and isinstance(v.record, ir.Var) and v.record.name in tuples:
-            renaming[b.var.name] = tuples[v.record.name].items[v.index]
+            known = tuples[v.record.name]
+            renaming[b.var.name] = known.items[v.index]
             stats["fields of known tuples"] += 1
             continue
         folded = _fold_primitive(v, b.var.type)
@@ -99,7 +104,7 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
 
 def _fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:
     """The constant a pure primitive of constant operands evaluates to (None: not foldable)."""
-    if not (isinstance(v, ir.Prim) and PRIMOPS[v.op].pure and v.op != "exit"
+    if not (isinstance(v, ir.Prim) and v.op in PRIMOPS and is_pure(v.op) and not never_returns(v.op)
             and all(isinstance(a, ir.Const) for a in v.args)):
         return None
     try:
@@ -110,8 +115,8 @@ def _fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:
 
 def _removable(value: ir.Value) -> bool:
     if isinstance(value, ir.Prim):
-        return PRIMOPS[value.op].pure
-    return isinstance(value, (ir.MakeTuple, ir.Field, ir.MakeClosure))
+        return is_pure(value.op)
+    return isinstance(value, (ir.MakeTuple, ir.Field, ir.MakeClosure, ir.MakeBlock))
 
 
 def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
@@ -206,6 +211,8 @@ def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:
             new_term = ir.Jump(final(term.target), term.args)
         elif isinstance(term, ir.Branch) and (term.if_true in forward or term.if_false in forward):
             new_term = ir.Branch(term.condition, final(term.if_true), final(term.if_false))
+        elif isinstance(term, ir.Switch) and any(label in forward for label in term.labels):
+            new_term = ir.Switch(term.value, tuple((v, final(label)) for v, label in term.cases), final(term.default))
         bindings = tuple(
             ir.Binding(b.var, ir.CallC(final(b.value.target), b.value.args, b.value.ret))
             if isinstance(b.value, ir.CallC) and b.value.target in forward else b for b in cont.bindings)
@@ -229,6 +236,9 @@ def _incoming_args(program: ir.Program) -> dict[str, list[tuple[ir.Operand, ...]
             incoming[term.target].append(term.args)  # type: ignore[union-attr]
         elif isinstance(term, ir.Branch):
             incoming[term.if_true] = incoming[term.if_false] = None
+        elif isinstance(term, ir.Switch):
+            for label in term.labels:
+                incoming[label] = None
     return incoming
 
 

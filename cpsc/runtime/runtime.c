@@ -16,6 +16,9 @@
 
 typedef struct { int64_t length; char bytes[]; } fl_string;
 
+static fl_string *make_string(const char *bytes, int64_t n);
+void fl_uncaught(const char *description);
+
 static char out_buffer[1 << 16];
 static size_t out_used;
 
@@ -35,6 +38,9 @@ static void out_write(const char *bytes, size_t n) {
 }
 
 void *fl_alloc(int64_t bytes) { return GC_malloc((size_t)bytes); }
+
+/* A block with no pointer in it (only numbers, chars, immediates): never scanned. */
+void *fl_alloc_atomic(int64_t bytes) { return GC_malloc_atomic((size_t)bytes); }
 
 /* The program's globals (main's variables that other functions use): a GC-allocated record of
    8-byte slots made by fl_program. The pointer lives here, in the runtime's data, which the
@@ -105,6 +111,67 @@ void fl_uncaught(const char *description) {
 }
 
 void fl_division_by_zero(void) { fl_uncaught("Division_by_zero"); }
+
+void fl_index_out_of_bounds(void) { fl_uncaught("Invalid_argument(\"index out of bounds\")"); }
+
+static void invalid_argument(const char *what) {
+    char message[256];
+    snprintf(message, sizeof message, "Invalid_argument(\"%s\")", what);
+    fl_uncaught(message);
+}
+
+void fl_match_failure(fl_string *file, int64_t line, int64_t column) {
+    char message[1024];
+    snprintf(message, sizeof message, "Match_failure(\"%s\", %lld, %lld)", file->bytes, (long long)line,
+             (long long)column);
+    fl_uncaught(message);
+}
+
+/* Arrays: {int64 length; 8-byte slots}. The slots of an array of numbers hold no pointers, so
+   it comes from the atomic allocator. */
+void *fl_array_make(int64_t n, int64_t bits, int64_t atomic) {
+    if (n < 0) invalid_argument("Array.make");
+    size_t bytes = 8 * ((size_t)n + 1);
+    int64_t *array = atomic ? GC_malloc_atomic(bytes) : GC_malloc(bytes);
+    array[0] = n;
+    for (int64_t i = 1; i <= n; i++) array[i] = bits;
+    return array;
+}
+
+fl_string *fl_string_make(int64_t n, int8_t c) {
+    if (n < 0) invalid_argument("String.create");
+    fl_string *s = GC_malloc_atomic(sizeof(fl_string) + (size_t)n + 1);
+    s->length = n;
+    memset(s->bytes, c, (size_t)n);
+    s->bytes[n] = 0;
+    return s;
+}
+
+fl_string *fl_string_sub(fl_string *s, int64_t start, int64_t length) {
+    if (start < 0 || length < 0 || start > s->length - length) invalid_argument("String.sub / Bytes.sub");
+    return make_string(s->bytes + start, length);
+}
+
+fl_string *fl_string_of_char_array(int64_t *array) {
+    int64_t n = array[0];
+    fl_string *s = GC_malloc_atomic(sizeof(fl_string) + (size_t)n + 1);
+    s->length = n;
+    for (int64_t i = 0; i < n; i++) s->bytes[i] = (char)array[i + 1];
+    s->bytes[n] = 0;
+    return s;
+}
+
+int8_t fl_char_chr(int64_t n) {
+    if (n < 0 || n > 255) invalid_argument("Char.chr");
+    return (int8_t)n;
+}
+
+int64_t fl_compare_float_partial(double a, double b) {
+    if (a < b) return -1;
+    if (a > b) return 1;
+    if (a == b) return 0;
+    return INT64_MIN;  /* unordered: nan met */
+}
 
 /* 1 GiB of address space: enough for 10 million frames of up to ~100 bytes.
    Pages are only touched as the recursion reaches them. */

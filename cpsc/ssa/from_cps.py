@@ -29,8 +29,8 @@ def convert_function(program: cps.Program, name: str) -> ir.Function:
             # input out of a two-way block: no critical edge needs splitting.
             new_term = ir.CondBr(term.condition, term.if_true, term.if_false)
         else:
-            assert isinstance(term, (cps.TailCall, cps.TailApply))
-            new_term = term
+            assert isinstance(term, (cps.TailCall, cps.TailApply, cps.Switch))
+            new_term = term  # a switch's targets, as a branch's, take no arguments
         blocks[label] = (cont.bindings, new_term)
     out = []
     for label in order:

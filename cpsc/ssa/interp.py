@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cpsc.cps import ir as cps
-from cpsc.cps.interp import ClosureValue
+from cpsc.cps.interp import ClosureValue, switch_target
 from cpsc.cps.primops import evaluate
 from cpsc.ssa import ir
 from cpsc.syntax.values import Machine, Outcome, run_deep
@@ -37,6 +37,8 @@ class SsaInterpreter:
                 elif isinstance(term, ir.CondBr):
                     target = term.if_true if self.operand(term.condition, env) else term.if_false
                     previous, block = block.label, blocks[target]
+                elif isinstance(term, cps.Switch):
+                    previous, block = block.label, blocks[switch_target(term, self.operand(term.value, env))]
                 else:
                     break
             if isinstance(term, ir.Return):
@@ -66,6 +68,11 @@ class SsaInterpreter:
         if isinstance(v, cps.Field):
             record = ops[0]
             return record.captured[v.index] if isinstance(record, ClosureValue) else record[v.index]
+        if isinstance(v, cps.MakeBlock):
+            return list(ops) if v.mutable else tuple(ops)
+        if isinstance(v, cps.SetField):
+            ops[0][v.index] = ops[1]
+            return None
         if isinstance(v, cps.GlobalLoad):
             return self.globals[v.name]
         if isinstance(v, cps.GlobalStore):

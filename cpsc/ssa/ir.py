@@ -36,7 +36,7 @@ class CondBr:
     if_false: str
 
 
-Terminator = Union[Return, Goto, CondBr, cps.TailCall, cps.TailApply]
+Terminator = Union[Return, Goto, CondBr, cps.Switch, cps.TailCall, cps.TailApply]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,8 @@ def block_successors(term: Terminator) -> list[str]:
         return [term.target]
     if isinstance(term, CondBr):
         return [term.if_true, term.if_false]
+    if isinstance(term, cps.Switch):
+        return term.labels
     return []
 
 
@@ -80,6 +82,8 @@ def terminator_operands(term: Terminator) -> tuple[Operand, ...]:
         return (term.value,)
     if isinstance(term, CondBr):
         return (term.condition,)
+    if isinstance(term, cps.Switch):
+        return (term.value,)
     if isinstance(term, cps.TailApply):
         return (term.closure,) + term.args
     if isinstance(term, cps.TailCall):

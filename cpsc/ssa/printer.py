@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cpsc.cps import ir as cps
-from cpsc.cps.printer import show_const, show_type, show_value
+from cpsc.cps.printer import show_cases, show_const, show_type, show_value
 from cpsc.ssa import ir
 
 
@@ -22,6 +22,8 @@ def _terminator(t: ir.Terminator) -> str:
         return f"goto #{t.target}"
     if isinstance(t, ir.CondBr):
         return f"br {_operand(t.condition)}, #{t.if_true}, #{t.if_false}"
+    if isinstance(t, cps.Switch):
+        return f"switch {_operand(t.value)} {show_cases(t, lambda label: '#' + label)}"
     args = ", ".join(_operand(a) for a in t.args)
     if isinstance(t, cps.TailCall):
         return f"tailcall {t.function}({args})"

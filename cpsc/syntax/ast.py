@@ -86,7 +86,53 @@ class PAnnot:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-Pattern = Union[PVar, PWild, PUnit, PTuple, PAnnot]
+@dataclass(frozen=True)
+class PConst:
+    """A constant pattern; `kind` is one of int, char, string, bool."""
+
+    value: object
+    kind: str
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PConstruct:
+    """`C`, `C p` or `C (p1, ..., pn)`: `args` holds the argument patterns once inference has
+    split a tuple pattern over a constructor of several arguments (the parser gives one)."""
+
+    name: str
+    args: tuple[Pattern, ...]
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class POr:
+    left: Pattern
+    right: Pattern
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PAlias:
+    pattern: Pattern
+    name: str
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PRecord:
+    """`{ x = p; y; _ }`: the named fields only (a field left out matches anything)."""
+
+    fields: tuple[tuple[str, Pattern], ...]
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+Pattern = Union[PVar, PWild, PUnit, PTuple, PAnnot, PConst, PConstruct, POr, PAlias, PRecord]
 
 # ------------------------------------------------------------------ expressions
 
@@ -173,7 +219,95 @@ class Annot:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-Expr = Union[Const, Var, App, Fun, Let, If, Seq, Tuple, Annot]
+@dataclass(frozen=True)
+class Construct:
+    """A constructor applied to its arguments (`[]`, `x :: xs` and `[a; b]` included). The
+    parser gives at most one argument; inference splits a tuple over a constructor of several."""
+
+    name: str
+    args: tuple[Expr, ...]
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Case:
+    pattern: Pattern
+    guard: Expr | None
+    body: Expr
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Match:
+    """`match e with cases`; after monomorphisation `tree` is its decision tree
+    (`cpsc.mono.decision`), which the CPS conversion follows."""
+
+    scrutinee: Expr
+    cases: tuple[Case, ...]
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+    tree: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Record:
+    """`{ x = e; ... }`, or `{ base with x = e; ... }` when `base` is given."""
+
+    fields: tuple[tuple[str, Expr], ...]
+    base: Expr | None
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class GetField:
+    record: Expr
+    name: str
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class SetField:
+    """`r.x <- e` (a mutable field)."""
+
+    record: Expr
+    name: str
+    value: Expr
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ArrayLit:
+    items: tuple[Expr, ...]
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class While:
+    condition: Expr
+    body: Expr
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class For:
+    var: str
+    start: Expr
+    stop: Expr
+    up: bool
+    body: Expr
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+Expr = Union[Const, Var, App, Fun, Let, If, Seq, Tuple, Annot, Construct, Match, Record, GetField, SetField,
+             ArrayLit, While, For]
 
 # ------------------------------------------------------------------ programs
 
@@ -189,20 +323,86 @@ class LetDecl:
 
 
 @dataclass(frozen=True)
+class ConstructorDecl:
+    name: str
+    args: tuple[TypeExpr, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class FieldDecl:
+    name: str
+    mutable: bool
+    type: TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True)
+class TypeDef:
+    """One type of a `type ... and ...` declaration: a variant (`constructors`), a record
+    (`fields`) or an abbreviation (`abbreviation`)."""
+
+    name: str
+    params: tuple[str, ...]
+    span: Span
+    constructors: tuple[ConstructorDecl, ...] = ()
+    fields: tuple[FieldDecl, ...] = ()
+    abbreviation: TypeExpr | None = None
+
+
+@dataclass(frozen=True)
+class TypeDecl:
+    definitions: tuple[TypeDef, ...]
+    span: Span
+
+
+Declaration = Union[LetDecl, TypeDecl]
+
+
+@dataclass(frozen=True)
 class Module:
-    declarations: tuple[LetDecl, ...]
+    declarations: tuple[Declaration, ...]
     files: tuple[str, ...] = field(default=())
 
 
+@dataclass(frozen=True)
+class Program:
+    """A monomorphised program: one expression of type unit, and the data types it uses
+    (a `cpsc.types.datatypes.DataTypes`), which fix the representation of its values."""
+
+    body: Expr
+    datatypes: Any
+    warnings: tuple[Any, ...] = ()  # `CompileError`s to print as warnings
+
+
 def pattern_names(pattern: Pattern) -> list[str]:
-    """The variables a pattern binds, left to right."""
+    """The variables a pattern binds, left to right (an or-pattern's once)."""
     if isinstance(pattern, PVar):
         return [pattern.name]
     if isinstance(pattern, PTuple):
         return [name for item in pattern.items for name in pattern_names(item)]
+    if isinstance(pattern, PConstruct):
+        return [name for item in pattern.args for name in pattern_names(item)]
+    if isinstance(pattern, PRecord):
+        return [name for _, item in pattern.fields for name in pattern_names(item)]
     if isinstance(pattern, PAnnot):
         return pattern_names(pattern.pattern)
+    if isinstance(pattern, PAlias):
+        return pattern_names(pattern.pattern) + [pattern.name]
+    if isinstance(pattern, POr):
+        return pattern_names(pattern.left)
     return []
+
+
+def is_irrefutable(pattern: Pattern) -> bool:
+    """Variables, `_`, `()` and tuples of them: patterns a `let` or `fun` binds directly."""
+    if isinstance(pattern, (PVar, PWild, PUnit)):
+        return True
+    if isinstance(pattern, PTuple):
+        return all(is_irrefutable(i) for i in pattern.items)
+    if isinstance(pattern, (PAnnot, PAlias)):
+        return is_irrefutable(pattern.pattern)
+    return False
 
 
 def fun_params(expr: Expr) -> tuple[list[Pattern], Expr]:

@@ -7,6 +7,8 @@ construction, and the native runtime (`cpsc/runtime/runtime.c`) implements the s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 # Source-level primitives: name -> OCaml type. Everything else in the prelude is FL (`lang/prelude.fl`).
 PRIMITIVE_TYPES: dict[str, str] = {
@@ -28,6 +30,13 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "log": "float -> float", "sin": "float -> float", "cos": "float -> float",
     "floor": "float -> float", "abs_float": "float -> float", "exit": "int -> 'a",
     "flush_stdout": "unit -> unit",
+    "Array.make": "int -> 'a -> 'a array", "Array.length": "'a array -> int",
+    "Array.get": "'a array -> int -> 'a", "Array.set": "'a array -> int -> 'a -> unit",
+    "Array.unsafe_get": "'a array -> int -> 'a", "Array.unsafe_set": "'a array -> int -> 'a -> unit",
+    "String.length": "string -> int", "String.get": "string -> int -> char",
+    "String.unsafe_get": "string -> int -> char", "String.make": "int -> char -> string",
+    "String.sub": "string -> int -> int -> string", "string_of_char_array": "char array -> string",
+    "Char.code": "char -> int", "Char.chr": "int -> char",
 }
 
 COMPARISONS = ("=", "<>", "<", ">", "<=", ">=", "==", "!=", "compare")
@@ -142,24 +151,104 @@ def int_of_float(x: float) -> int:
     return int(x)
 
 
-def compare_values(a: object, b: object) -> int:
-    """OCaml's polymorphic `compare` on FL's first-order values (tuples compare left to right)."""
-    if isinstance(a, tuple) and isinstance(b, tuple):
+UNORDERED = -(1 << 63)  # what a comparison that meets nan gives when not total (OCaml's UNORDERED)
+
+
+def compare_values(a: object, b: object, total: bool = True) -> int:
+    """OCaml's `compare_val` on FL values as the interpreters hold them: immediates (ints,
+    bools, chars...) before blocks; blocks (tuples, records, arrays, constructors with their
+    tag first) by length, then component by component. Not `total`, a comparison involving
+    nan is `UNORDERED` (what `=`, `<`, ... build on); `compare` itself is total."""
+    blocks = (tuple, list)
+    if isinstance(a, blocks) or isinstance(b, blocks):
+        if not isinstance(a, blocks):
+            return -1
+        if not isinstance(b, blocks):
+            return 1
+        if len(a) != len(b):
+            return -1 if len(a) < len(b) else 1
         for x, y in zip(a, b):
-            c = compare_values(x, y)
+            c = compare_values(x, y, total)
             if c != 0:
                 return c
         return 0
-    if isinstance(a, float) and isinstance(b, float):
+    if isinstance(a, float) and isinstance(b, float) and (math.isnan(a) or math.isnan(b)):
+        if not total:
+            return UNORDERED
         if math.isnan(a):
             return 0 if math.isnan(b) else -1
-        if math.isnan(b):
-            return 1
+        return 1
+    if a is None:
+        return 0
     return -1 if a < b else (1 if a > b else 0)  # type: ignore[operator]
 
 
 def equal_values(a: object, b: object) -> bool:
     """OCaml's structural `=` (nan is not equal to itself)."""
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return all(equal_values(x, y) for x, y in zip(a, b))
+    return compare_values(a, b, total=False) == 0
+
+
+def physically_equal(a: object, b: object) -> bool:
+    """`==`: the same block, or equal immediates."""
+    if isinstance(a, (tuple, list, str)):
+        return a is b
     return a == b
+
+
+def check_index(length: int, index: int) -> None:
+    if not 0 <= index < length:
+        raise FlRuntimeError('Invalid_argument("index out of bounds")')
+
+
+def array_make(n: int, x: object) -> list[object]:
+    if n < 0:
+        raise FlRuntimeError('Invalid_argument("Array.make")')
+    return [x] * n
+
+
+def array_get(a: list[object], i: int) -> object:
+    check_index(len(a), i)
+    return a[i]
+
+
+def array_set(a: list[object], i: int, x: object) -> None:
+    check_index(len(a), i)
+    a[i] = x
+
+
+def string_get(s: str, i: int) -> str:
+    check_index(len(s), i)
+    return s[i]
+
+
+def string_make(n: int, c: str) -> str:
+    if n < 0:
+        raise FlRuntimeError('Invalid_argument("String.create")')
+    return c * n
+
+
+def string_sub(s: str, start: int, length: int) -> str:
+    if start < 0 or length < 0 or start > len(s) - length:
+        raise FlRuntimeError('Invalid_argument("String.sub / Bytes.sub")')
+    return s[start:start + length]
+
+
+def char_chr(n: int) -> str:
+    if not 0 <= n < 256:
+        raise FlRuntimeError('Invalid_argument("Char.chr")')
+    return chr(n)
+
+
+def _unsafe_set(a: list[object], i: int, x: object) -> None:
+    a[i] = x
+
+
+# Primitives on data (arrays, strings, chars): name -> (arity, meaning).
+DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
+    "Array.make": (2, array_make), "Array.length": (1, len), "Array.get": (2, array_get),
+    "Array.set": (3, array_set), "Array.unsafe_get": (2, lambda a, i: a[i]),
+    "Array.unsafe_set": (3, _unsafe_set), "String.length": (1, len), "String.get": (2, string_get),
+    "String.unsafe_get": (2, lambda s, i: s[i]), "String.make": (2, string_make),
+    "String.sub": (3, string_sub), "string_of_char_array": (1, "".join),
+    "Char.code": (1, ord), "Char.chr": (1, char_chr),
+}

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cpsc.syntax import ast
+from cpsc.syntax.builtins import DATA_PRIMITIVES, FlRuntimeError
 from cpsc.syntax.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, run_deep, unary
 
 
@@ -38,18 +39,93 @@ def bind(pattern: ast.Pattern, value: Any, env: dict[str, Any]) -> None:
 
 
 class Interpreter:
-    def __init__(self) -> None:
+    """Values: ints, floats, bools, chars and strings (1-char and n-char `str`), unit `None`,
+    tuples and immutable records as Python tuples, mutable records and arrays as lists;
+    constructors as `cpsc.types.datatypes` lays them out (an int, or a tuple of the tag, when
+    there is one, and the arguments). Matches run case by case, the definitional semantics
+    the decision trees of the other levels must agree with."""
+
+    def __init__(self, datatypes: Any = None) -> None:
         self.machine = Machine()
+        self.datatypes = datatypes
         self.globals: dict[str, Any] = {name: Primitive(name, 2) for name in BINARY_NAMES}
         self.globals.update({name: Primitive(name, 1) for name in UNARY_NAMES})
+        self.globals.update({name: Primitive(name, arity) for name, (arity, _) in DATA_PRIMITIVES.items()})
 
     def apply_primitive(self, prim: Primitive, arg: Any) -> Any:
         args = prim.args + (arg,)
         if len(args) < prim.arity:
             return Primitive(prim.name, prim.arity, args)
+        if prim.name in DATA_PRIMITIVES:
+            return DATA_PRIMITIVES[prim.name][1](*args)
         if prim.arity == 1:
             return unary(self.machine.out, prim.name, arg)
         return binary(prim.name, args[0], args[1])
+
+    # ---------------------------------------------------------------- data
+    def construct(self, key: str, args: list[Any]) -> Any:
+        info = self.datatypes.constructors[key]
+        if info.constant:
+            return info.index
+        return tuple([info.index] + args) if info.tagged else tuple(args)
+
+    def record(self, expr: ast.Record, env: dict[str, Any]) -> Any:
+        values = [(self.datatypes.fields[key].index, self.eval(v, env)) for key, v in expr.fields]
+        datatype = self.datatypes.types[expr.ty.name]
+        slots: list[Any] = list(self.eval(expr.base, env)) if expr.base is not None else [None] * len(datatype.fields)
+        for index, value in values:
+            slots[index] = value
+        return slots if datatype.mutable else tuple(slots)
+
+    def matches(self, pattern: ast.Pattern, value: Any, env: dict[str, Any]) -> bool:
+        """Whether `value` matches `pattern`, binding its variables in `env` if so."""
+        if isinstance(pattern, (ast.PVar, ast.PTuple, ast.PAnnot)) and ast.is_irrefutable(pattern):
+            bind(pattern, value, env)
+            return True
+        if isinstance(pattern, (ast.PWild, ast.PUnit)):
+            return True
+        if isinstance(pattern, ast.PTuple):
+            return all(self.matches(p, v, env) for p, v in zip(pattern.items, value))
+        if isinstance(pattern, ast.PAnnot):
+            return self.matches(pattern.pattern, value, env)
+        if isinstance(pattern, ast.PConst):
+            return bool(value == pattern.value)
+        if isinstance(pattern, ast.PAlias):
+            env[pattern.name] = value
+            return self.matches(pattern.pattern, value, env)
+        if isinstance(pattern, ast.POr):
+            return self.matches(pattern.left, value, env) or self.matches(pattern.right, value, env)
+        if isinstance(pattern, ast.PRecord):
+            return all(self.matches(p, value[self.datatypes.fields[key].index], env) for key, p in pattern.fields)
+        assert isinstance(pattern, ast.PConstruct)
+        info = self.datatypes.constructors[pattern.name]
+        if info.constant:
+            return not isinstance(value, tuple) and value == info.index
+        if not isinstance(value, tuple) or info.tagged and value[0] != info.index:
+            return False
+        args = value[1:] if info.tagged else value
+        return all(self.matches(p, v, env) for p, v in zip(pattern.args, args))
+
+    def match(self, expr: ast.Match, env: dict[str, Any]) -> tuple[ast.Expr, dict[str, Any]]:
+        value = self.eval(expr.scrutinee, env)
+        for case in expr.cases:
+            inner = dict(env)
+            if self.matches(case.pattern, value, inner) and (case.guard is None or self.eval(case.guard, inner)):
+                return case.body, inner
+        span = expr.span
+        raise FlRuntimeError(f'Match_failure("{span.file}", {span.line}, {span.col - 1})')
+
+    def loop(self, expr: ast.While | ast.For, env: dict[str, Any]) -> None:
+        if isinstance(expr, ast.While):
+            while self.eval(expr.condition, env):
+                self.eval(expr.body, env)
+            return
+        start, stop = self.eval(expr.start, env), self.eval(expr.stop, env)
+        indices = range(start, stop + 1) if expr.up else range(start, stop - 1, -1)
+        inner = dict(env)
+        for i in indices:
+            inner[expr.var] = i
+            self.eval(expr.body, inner)
 
     def eval(self, expr: ast.Expr, env: dict[str, Any]) -> Any:
         while True:
@@ -79,8 +155,28 @@ class Interpreter:
                 return tuple(self.eval(item, env) for item in expr.items)
             elif isinstance(expr, ast.Annot):
                 expr = expr.expr
+            elif isinstance(expr, ast.Match):
+                expr, env = self.match(expr, env)
             else:
-                raise AssertionError(expr)
+                return self.eval_data(expr, env)
+
+    def eval_data(self, expr: ast.Expr, env: dict[str, Any]) -> Any:
+        if isinstance(expr, ast.Construct):
+            return self.construct(expr.name, [self.eval(a, env) for a in expr.args])
+        if isinstance(expr, ast.Record):
+            return self.record(expr, env)
+        if isinstance(expr, ast.GetField):
+            return self.eval(expr.record, env)[self.datatypes.fields[expr.name].index]
+        if isinstance(expr, ast.SetField):
+            record = self.eval(expr.record, env)
+            record[self.datatypes.fields[expr.name].index] = self.eval(expr.value, env)
+            return None
+        if isinstance(expr, ast.ArrayLit):
+            return [self.eval(i, env) for i in expr.items]
+        if isinstance(expr, (ast.While, ast.For)):
+            self.loop(expr, env)
+            return None
+        raise AssertionError(expr)
 
     def bind_let(self, expr: ast.Let, env: dict[str, Any]) -> dict[str, Any]:
         inner = dict(env)
@@ -94,7 +190,7 @@ class Interpreter:
         return inner
 
 
-def run_ast(program: ast.Expr) -> Outcome:
+def run_ast(program: ast.Program) -> Outcome:
     """Run a monomorphised program (see `cpsc.driver.front_end`)."""
-    interpreter = Interpreter()
-    return run_deep(lambda: interpreter.machine.finish(lambda: interpreter.eval(program, {})))
+    interpreter = Interpreter(program.datatypes)
+    return run_deep(lambda: interpreter.machine.finish(lambda: interpreter.eval(program.body, {})))

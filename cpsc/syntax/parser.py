@@ -164,10 +164,55 @@ class _ToAst:
 
     # ---------------------------------------------------------------- top level
     def start(self, *items: Any) -> ast.Module:
-        decls: list[ast.LetDecl] = []
+        decls: list[ast.Declaration] = []
         for item in items:
             decls.extend(item if isinstance(item, list) else [item])
         return ast.Module(tuple(decls), (self.file,))
+
+    def module_decl(self, keyword: Token, name: Token, struct: Token, *items: Any) -> list[ast.Declaration]:
+        """`module M = struct ... end` at top level: its declarations, with the names they
+        define qualified (`M.x`) and the module's own uses of them renamed to match."""
+        from cpsc.syntax.modules import flatten_module
+
+        return flatten_module(str(name), [i for i in items if not isinstance(i, Token)])
+
+    # ---------------------------------------------------------------- type declarations
+    def type_decl(self, keyword: Token, *definitions: ast.TypeDef) -> ast.TypeDecl:
+        return ast.TypeDecl(definitions, self._span((keyword, definitions[-1])))
+
+    def _typedef_head(self, parts: tuple[Any, ...]) -> tuple[tuple[str, ...], Token, list[Any]]:
+        params: tuple[str, ...] = ()
+        rest = list(parts)
+        if isinstance(rest[0], _TypeParams):
+            params = rest.pop(0).names
+        return params, rest[0], rest[1:]
+
+    def type_abbrev(self, *parts: Any) -> ast.TypeDef:
+        params, name, rest = self._typedef_head(parts)
+        return ast.TypeDef(str(name), params, self._span((name, rest[-1])), abbreviation=rest[0])
+
+    def type_variant(self, *parts: Any) -> ast.TypeDef:
+        params, name, rest = self._typedef_head(parts)
+        return ast.TypeDef(str(name), params, self._span((name, rest[-1])), constructors=tuple(rest))
+
+    def type_record(self, *parts: Any) -> ast.TypeDef:
+        params, name, rest = self._typedef_head(parts)
+        return ast.TypeDef(str(name), params, self._span((name, rest[-1])), fields=tuple(rest))
+
+    def type_params(self, *names: Token) -> _TypeParams:
+        return _TypeParams(tuple(str(n) for n in names))
+
+    def constant_constr(self, name: Token) -> ast.ConstructorDecl:
+        return ast.ConstructorDecl(str(name), (), self._tok_span(name))
+
+    def constr_with_args(self, name: Token, *args: Any) -> ast.ConstructorDecl:
+        types = tuple(a for a in args if not isinstance(a, Token))
+        return ast.ConstructorDecl(str(name), types, self._span((name, types[-1])))
+
+    def field_decl(self, *parts: Any) -> ast.FieldDecl:
+        mutable = isinstance(parts[0], Token) and parts[0].type == "MUTABLE"
+        name, type_expr = parts[-2], parts[-1]
+        return ast.FieldDecl(str(name), mutable, type_expr, self._span(parts))
 
     def toplevel_expr(self, expr: ast.Expr) -> ast.LetDecl:
         span = expr.span
@@ -246,6 +291,93 @@ class _ToAst:
             body = ast.Fun(param, body, span)
         return body
 
+    def match(self, keyword: Token, scrutinee: ast.Expr, cases: tuple[ast.Case, ...]) -> ast.Expr:
+        return ast.Match(scrutinee, cases, self._span((keyword, cases[-1])))
+
+    def function(self, keyword: Token, cases: tuple[ast.Case, ...]) -> ast.Expr:
+        """`function cases` is `fun x -> match x with cases` (x a name no program can write)."""
+        span = self._span((keyword, cases[-1]))
+        arg = "%arg"
+        return ast.Fun(ast.PVar(arg, span), ast.Match(ast.Var(arg, span), cases, span), span)
+
+    def match_cases(self, *cases: ast.Case) -> tuple[ast.Case, ...]:
+        return cases
+
+    def match_case(self, pattern: ast.Pattern, *rest: ast.Expr) -> ast.Case:
+        guard = rest[0] if len(rest) == 2 else None
+        return ast.Case(pattern, guard, rest[-1], self._span((pattern, rest[-1])))
+
+    def cons(self, head: ast.Expr, op: Token, tail: ast.Expr) -> ast.Expr:
+        span = self._span((head, tail))
+        return ast.Construct("::", (ast.Tuple((head, tail), span),), span)
+
+    def constructor(self, name: Token) -> ast.Expr:
+        return ast.Construct(_unqualified_constructor(str(name)), (), self._tok_span(name))
+
+    def qualified_var(self, name: Token) -> ast.Expr:
+        return ast.Var(str(name), self._tok_span(name))
+
+    def empty_list(self, opening: Token, closing: Token) -> ast.Expr:
+        return ast.Construct("[]", (), self._span((opening, closing)))
+
+    def list_literal(self, opening: Token, items: list[ast.Expr], closing: Token) -> ast.Expr:
+        """`[a; b; c]` is `a :: (b :: (c :: []))`, built from the end in a loop."""
+        span = self._span((opening, closing))
+        result: ast.Expr = ast.Construct("[]", (), Span(span.file, span.end_line, span.end_col - 1,
+                                                          span.end_line, span.end_col))
+        for item in reversed(items):
+            cell = Span(span.file, item.span.line, item.span.col, span.end_line, span.end_col)
+            result = ast.Construct("::", (ast.Tuple((item, result), cell),), cell)
+        return result
+
+    def list_items(self, *items: ast.Expr) -> list[ast.Expr]:
+        return list(items)
+
+    def empty_array(self, opening: Token, closing: Token) -> ast.Expr:
+        return ast.ArrayLit((), self._span((opening, closing)))
+
+    def array_literal(self, opening: Token, items: list[ast.Expr], closing: Token) -> ast.Expr:
+        return ast.ArrayLit(tuple(items), self._span((opening, closing)))
+
+    def record(self, opening: Token, fields: list[Field], closing: Token) -> ast.Expr:
+        return ast.Record(tuple(fields), None, self._span((opening, closing)))
+
+    def record_with(self, opening: Token, base: ast.Expr, fields: list[Field], closing: Token) -> ast.Expr:
+        return ast.Record(tuple(fields), base, self._span((opening, closing)))
+
+    def field_binds(self, *fields: Field) -> list[Field]:
+        return list(fields)
+
+    def field_bind(self, name: Token, value: ast.Expr) -> Field:
+        return str(name), value
+
+    def field_pun(self, name: Token) -> Field:
+        return str(name), ast.Var(str(name), self._tok_span(name))
+
+    def field_get(self, record: ast.Expr, name: Token) -> ast.Expr:
+        return ast.GetField(record, str(name), self._span((record, name)))
+
+    def array_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
+        """`a.(i)` is `Array.get a i`, as in OCaml."""
+        return self._call("Array.get", target, (target, index), closing)
+
+    def string_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
+        return self._call("String.get", target, (target, index), closing)
+
+    def _call(self, name: str, first: Any, args: tuple[ast.Expr, ...], last: Any) -> ast.Expr:
+        span = self._span((first, last))
+        result: ast.Expr = ast.Var(name, span)
+        for arg in args:
+            result = ast.App(result, arg, span)
+        return result
+
+    def while_loop(self, keyword: Token, condition: ast.Expr, body: ast.Expr, done: Token) -> ast.Expr:
+        return ast.While(condition, body, self._span((keyword, done)))
+
+    def for_loop(self, keyword: Token, var: Token, start: ast.Expr, direction: Token, stop: ast.Expr,
+                 body: ast.Expr, done: Token) -> ast.Expr:
+        return ast.For(str(var), start, stop, str(direction) == "to", body, self._span((keyword, done)))
+
     def if_else(self, keyword: Token, cond: ast.Expr, then: ast.Expr, other: ast.Expr) -> ast.Expr:
         return ast.If(cond, then, other, self._span((keyword, other)))
 
@@ -260,8 +392,20 @@ class _ToAst:
             return ast.If(left, right, ast.Const(False, "bool", span), span)
         if name == "||":
             return ast.If(left, ast.Const(True, "bool", span), right, span)
+        if name == "<-":
+            return self.assignment(left, right, span)
         operator = ast.Var(name, self._tok_span(op))
         return ast.App(ast.App(operator, left, span), right, span)
+
+    def assignment(self, target: ast.Expr, value: ast.Expr, span: Span) -> ast.Expr:
+        """`r.x <- e` and `a.(i) <- e` (which is `Array.set a i e`, as in OCaml)."""
+        if isinstance(target, ast.GetField):
+            return ast.SetField(target.record, target.name, value, span)
+        if (isinstance(target, ast.App) and isinstance(target.function, ast.App)
+                and isinstance(target.function.function, ast.Var) and target.function.function.name == "Array.get"):
+            return self._call("Array.set", target, (target.function.argument, target.argument, value), value)
+        raise CompileError(target.span, "This expression cannot be assigned with <-: only a mutable "
+                           "record field r.x or an array element a.(i) can")
 
     def tuple(self, *items: ast.Expr) -> ast.Expr:
         return ast.Tuple(items, self._span(items))
@@ -276,7 +420,10 @@ class _ToAst:
         return ast.App(ast.Var(name, self._tok_span(op)), operand, span)
 
     def apply(self, function: ast.Expr, argument: ast.Expr) -> ast.Expr:
-        return ast.App(function, argument, self._span((function, argument)))
+        span = self._span((function, argument))
+        if isinstance(function, ast.Construct) and not function.args:
+            return ast.Construct(function.name, (argument,), span)  # `C e`: a constructor's argument
+        return ast.App(function, argument, span)
 
     def var(self, name: ast.PVar) -> ast.Expr:
         return ast.Var(name.name, name.span)
@@ -330,6 +477,86 @@ class _ToAst:
     def punit(self, *brackets: Token) -> ast.Pattern:
         return ast.PUnit(self._span(brackets))
 
+    def pparen(self, opening: Token, pattern: ast.Pattern, closing: Token) -> ast.Pattern:
+        return dataclasses.replace(pattern, span=self._span((opening, closing)))
+
+    def palias(self, pattern: ast.Pattern, name: Token) -> ast.Pattern:
+        return ast.PAlias(pattern, str(name), self._span((pattern, name)))
+
+    def por(self, left: ast.Pattern, right: ast.Pattern) -> ast.Pattern:
+        return ast.POr(left, right, self._span((left, right)))
+
+    def pcons(self, head: ast.Pattern, op: Token, tail: ast.Pattern) -> ast.Pattern:
+        span = self._span((head, tail))
+        return ast.PConstruct("::", (ast.PTuple((head, tail), span),), span)
+
+    def pconstruct_app(self, name: ast.PConstruct, arg: ast.Pattern) -> ast.Pattern:
+        return ast.PConstruct(name.name, (arg,), self._span((name, arg)))
+
+    def pconstruct(self, name: ast.PConstruct) -> ast.Pattern:
+        return name
+
+    def constr_name(self, name: Token) -> ast.PConstruct:
+        return ast.PConstruct(_unqualified_constructor(str(name)), (), self._tok_span(name))
+
+    def pint(self, tok: Token) -> ast.Pattern:
+        literal = self.int_lit(tok)
+        assert isinstance(literal, ast.Const)
+        return ast.PConst(literal.value, "int", literal.span)
+
+    def pneg_int(self, minus: Token, tok: Token) -> ast.Pattern:
+        literal = self.int_lit(tok)
+        assert isinstance(literal, ast.Const)
+        return ast.PConst(-literal.value, "int", self._span((minus, tok)))  # type: ignore[operator]
+
+    def pchar(self, tok: Token) -> ast.Pattern:
+        return ast.PConst(decode_escapes(str(tok)[1:-1]), "char", self._tok_span(tok))
+
+    def pchar_range(self, low: Token, high: Token) -> ast.Pattern:
+        """`'a' .. 'z'` is the or-pattern of the characters in the range."""
+        span = self._span((low, high))
+        first, last = ord(decode_escapes(str(low)[1:-1])), ord(decode_escapes(str(high)[1:-1]))
+        result: ast.Pattern | None = None
+        for code in range(min(first, last), max(first, last) + 1):
+            char = ast.PConst(chr(code), "char", span)
+            result = char if result is None else ast.POr(result, char, span)
+        assert result is not None
+        return result
+
+    def pstring(self, tok: Token) -> ast.Pattern:
+        return ast.PConst(decode_escapes(str(tok)[1:-1]), "string", self._tok_span(tok))
+
+    def ptrue(self, tok: Token) -> ast.Pattern:
+        return ast.PConst(True, "bool", self._tok_span(tok))
+
+    def pfalse(self, tok: Token) -> ast.Pattern:
+        return ast.PConst(False, "bool", self._tok_span(tok))
+
+    def pnil(self, opening: Token, closing: Token) -> ast.Pattern:
+        return ast.PConstruct("[]", (), self._span((opening, closing)))
+
+    def plist(self, opening: Token, items: list[ast.Pattern], closing: Token) -> ast.Pattern:
+        span = self._span((opening, closing))
+        result: ast.Pattern = ast.PConstruct("[]", (), span)
+        for item in reversed(items):
+            result = ast.PConstruct("::", (ast.PTuple((item, result), span),), span)
+        return result
+
+    def pattern_items(self, *items: ast.Pattern) -> list[ast.Pattern]:
+        return list(items)
+
+    def precord(self, opening: Token, fields: list[FieldPattern], closing: Token) -> ast.Pattern:
+        return ast.PRecord(tuple(fields), self._span((opening, closing)))
+
+    def field_patterns(self, *fields: Any) -> list[FieldPattern]:
+        return [f for f in fields if not isinstance(f, Token)]
+
+    def field_pattern(self, name: Token, pattern: ast.Pattern) -> FieldPattern:
+        return str(name), pattern
+
+    def field_pattern_pun(self, name: Token) -> FieldPattern:
+        return str(name), ast.PVar(str(name), self._tok_span(name))
+
     def ptuple(self, *items: ast.Pattern) -> ast.Pattern:
         return ast.PTuple(items, self._span(items))
 
@@ -346,6 +573,10 @@ class _ToAst:
     def tapp(self, arg: ast.TypeExpr, name: Token) -> ast.TypeExpr:
         return ast.TyName(str(name), (arg,), self._span((arg, name)))
 
+    def tapp_many(self, *parts: Any) -> ast.TypeExpr:
+        *args, name = parts
+        return ast.TyName(str(name), tuple(args), self._span((args[0], name)))
+
     def tcon(self, name: Token) -> ast.TypeExpr:
         return ast.TyName(str(name), (), self._tok_span(name))
 
@@ -354,6 +585,20 @@ class _ToAst:
 
 
 setattr(_ToAst, "lambda", _ToAst.lambda_)  # a keyword in Python, a rule name in the grammar
+
+
+Field = tuple[str, ast.Expr]  # a record field as written: its name and value
+FieldPattern = tuple[str, ast.Pattern]
+
+
+def _unqualified_constructor(name: str) -> str:
+    """Constructors live in one name space: `M.C` is `C` (modules declare no constructors)."""
+    return name.rpartition(".")[2]
+
+
+class _TypeParams:
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
 
 
 class _ReturnAnnot:
@@ -392,6 +637,8 @@ def parse_module(text: str, file: str) -> ast.Module:
 def parse_type(text: str) -> ast.TypeExpr:
     """Parse a type expression, e.g. the signature of a primitive."""
     module = parse_module(f"let _ = (fun x -> x : {text})", "<builtin>")
-    expr = module.declarations[0].bindings[0].value
+    declaration = module.declarations[0]
+    assert isinstance(declaration, ast.LetDecl)
+    expr = declaration.bindings[0].value
     assert isinstance(expr, ast.Annot)
     return expr.annotation

@@ -61,23 +61,21 @@ INT_BINARY: dict[str, Callable[[int, int], int]] = {
     "lsl": b.shift_left, "lsr": b.shift_right_logical, "asr": b.shift_right_arith,
 }
 
+def _partial(x: Any, y: Any) -> int:
+    return b.compare_values(x, y, total=False)
+
+
+# As OCaml's caml_lessthan etc.: a comparison that meets nan (UNORDERED, a negative number)
+# makes <, <=, >, >= false.
 COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "=": b.equal_values, "<>": lambda x, y: not b.equal_values(x, y),
-    "<": lambda x, y: b.compare_values(x, y) < 0 and not _unordered(x, y),
-    ">": lambda x, y: b.compare_values(x, y) > 0 and not _unordered(x, y),
-    "<=": lambda x, y: b.compare_values(x, y) <= 0 and not _unordered(x, y),
-    ">=": lambda x, y: b.compare_values(x, y) >= 0 and not _unordered(x, y),
-    "==": lambda x, y: x is y if isinstance(x, tuple) else b.equal_values(x, y),
-    "!=": lambda x, y: not (x is y if isinstance(x, tuple) else b.equal_values(x, y)),
+    "<": lambda x, y: (c := _partial(x, y)) < 0 and c != b.UNORDERED,
+    ">": lambda x, y: _partial(x, y) > 0,
+    "<=": lambda x, y: (c := _partial(x, y)) <= 0 and c != b.UNORDERED,
+    ">=": lambda x, y: _partial(x, y) >= 0,
+    "==": b.physically_equal, "!=": lambda x, y: not b.physically_equal(x, y),
     "compare": b.compare_values,
 }
-
-
-def _unordered(x: Any, y: Any) -> bool:
-    """IEEE comparisons involving nan are false (OCaml's <, <=, >, >= on floats)."""
-    if isinstance(x, tuple):
-        return any(_unordered(p, q) for p, q in zip(x, y))
-    return isinstance(x, float) and (x != x or y != y)
 
 
 def unary(out: list[str], name: str, x: Any) -> Any:

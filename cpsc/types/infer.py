@@ -15,6 +15,7 @@ from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.parser import parse_type
 from cpsc.syntax.scope import Scope
+from cpsc.types.datatypes import DataTypes, display_name, record, substitute, variant
 from cpsc.types.types import (
     BASE_TYPES,
     BOOL,
@@ -50,6 +51,32 @@ class Typing:
     instances: dict[int, tuple[Scheme, tuple[Type, ...]]] = field(default_factory=dict)
     # binding pattern id (PVar of a let) -> its scheme
     schemes: dict[int, Scheme] = field(default_factory=dict)
+    # constructor (expression or pattern) -> its key in `DataTypes`
+    constructors: dict[int, str] = field(default_factory=dict)
+    # record, field access or record pattern -> the keys of its fields (in the order written)
+    fields: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+
+_BUILTIN_TYPES: dict[str, tuple[str, int]] = {name: (name, 0) for name in BASE_TYPES}
+_BUILTIN_TYPES.update({"list": ("list", 1), "array": ("array", 1)})
+
+
+@dataclass
+class Declarations:
+    """The type-level names in scope: type constructors (source name -> internal name, arity),
+    abbreviations, and the constructors and record fields visible by source name."""
+
+    datatypes: DataTypes = field(default_factory=DataTypes)
+    type_names: dict[str, tuple[str, int]] = field(default_factory=lambda: dict(_BUILTIN_TYPES))
+    abbreviations: dict[str, tuple[tuple[str, ...], ast.TypeExpr]] = field(default_factory=dict)
+    constructors: dict[str, str] = field(default_factory=lambda: {"[]": "[]", "::": "::"})
+    fields: dict[str, str] = field(default_factory=dict)
+
+    def copy(self) -> Declarations:
+        return Declarations(self.datatypes.copy(), dict(self.type_names), dict(self.abbreviations),
+                            dict(self.constructors), dict(self.fields))
+
+
 
 
 class _TypeError(Exception):
@@ -90,10 +117,11 @@ def _primitive_schemes() -> dict[str, tuple[ast.TypeExpr, ...]]:
 
 
 class Inferencer:
-    def __init__(self) -> None:
+    def __init__(self, declarations: Declarations | None = None) -> None:
         self.typing = Typing()
         self.level = 0
         self.annotation_vars: dict[str, TVar] = {}
+        self.decls = declarations or Declarations()
 
     # ---------------------------------------------------------------- helpers
     def fresh(self) -> TVar:
@@ -147,9 +175,130 @@ class Inferencer:
             return arrow(self.type_of_annotation(texpr.param, vars), self.type_of_annotation(texpr.result, vars))
         if isinstance(texpr, ast.TyTuple):
             return tuple_type([self.type_of_annotation(i, vars) for i in texpr.items])
+        args = [self.type_of_annotation(a, vars) for a in texpr.args]
         if texpr.name in BASE_TYPES and not texpr.args:
             return BASE_TYPES[texpr.name]
-        raise CompileError(texpr.span, f"Unbound type constructor {texpr.name}")
+        known = self.decls.type_names.get(texpr.name)
+        if known is None:
+            raise CompileError(texpr.span, f"Unbound type constructor {texpr.name}")
+        internal, arity = known
+        if arity != len(args):
+            raise CompileError(texpr.span, f"The type constructor {texpr.name} expects {arity} argument(s),\n"
+                               f"       but is here applied to {len(args)} argument(s)")
+        if internal in self.decls.abbreviations:
+            params, body = self.decls.abbreviations[internal]
+            return self.expand(body, dict(zip(params, args)), vars)
+        return TCon(internal, tuple(args))
+
+    def expand(self, body: ast.TypeExpr, params: dict[str, Type], vars: dict[str, TVar]) -> Type:
+        """An abbreviation's body with its parameters replaced by the arguments it is given."""
+        if isinstance(body, ast.TyVar) and body.name in params:
+            return params[body.name]
+        if isinstance(body, ast.TyArrow):
+            return arrow(self.expand(body.param, params, vars), self.expand(body.result, params, vars))
+        if isinstance(body, ast.TyTuple):
+            return tuple_type([self.expand(i, params, vars) for i in body.items])
+        if isinstance(body, ast.TyName):
+            args = tuple(self.expand(a, params, vars) for a in body.args)
+            known = self.decls.type_names[body.name]
+            if known[0] in self.decls.abbreviations:
+                inner_params, inner = self.decls.abbreviations[known[0]]
+                return self.expand(inner, dict(zip(inner_params, args)), vars)
+            return BASE_TYPES[body.name] if body.name in BASE_TYPES and not args else TCon(known[0], args)
+        return self.type_of_annotation(body, vars)
+
+    # ---------------------------------------------------------------- type declarations
+    def type_declaration(self, decl: ast.TypeDecl) -> None:
+        """Declare the types of `type ... and ...` (mutually recursive): names first, then the
+        constructors and fields, whose types may name any of them."""
+        internal: dict[str, str] = {}
+        for d in decl.definitions:
+            name = d.name
+            if name in self.decls.type_names or name in internal.values():
+                count = 2
+                while f"{name}/{count}" in self.decls.datatypes.types or f"{name}/{count}" in self.decls.abbreviations:
+                    count += 1
+                name = f"{name}/{count}"
+            internal[d.name] = name
+            self.decls.type_names[d.name] = (name, len(d.params))
+        for d in decl.definitions:
+            name = internal[d.name]
+            params = {p: TCon(p) for p in d.params}
+            if d.abbreviation is not None:
+                self.declared_type(d.abbreviation, params)
+                self.decls.abbreviations[name] = (d.params, d.abbreviation)
+            elif d.fields:
+                fields = [(f.name, f.mutable, self.declared_type(f.type, params)) for f in d.fields]
+                self.decls.datatypes.add(record(name, d.params, fields))
+                for f in d.fields:
+                    self.decls.fields[f.name] = f"{name}.{f.name}"
+            else:
+                constructors = []
+                for c in d.constructors:
+                    key = c.name if c.name not in self.decls.datatypes.constructors else self.fresh_key(c.name)
+                    constructors.append((key, c.name, tuple(self.declared_type(a, params) for a in c.args)))
+                    self.decls.constructors[c.name] = key
+                self.decls.datatypes.add(variant(name, d.params, constructors))
+
+    def fresh_key(self, name: str) -> str:
+        count = 2
+        while f"{name}/{count}" in self.decls.datatypes.constructors:
+            count += 1
+        return f"{name}/{count}"
+
+    def declared_type(self, texpr: ast.TypeExpr, params: dict[str, TCon]) -> Type:
+        """A constructor argument or field type: its type variables are the declaration's
+        parameters, kept as `TCon("'a")` until an instance substitutes them."""
+        self.check_declared_type(texpr, params)
+        vars: dict[str, TVar] = {}
+        t = self.type_of_annotation(texpr, vars)
+        placeholders = {v.id: params[name] for name, v in vars.items()}
+        return _replace_vars(t, placeholders)
+
+    def check_declared_type(self, texpr: ast.TypeExpr, params: dict[str, TCon]) -> None:
+        if isinstance(texpr, ast.TyVar):
+            if texpr.name not in params:
+                raise CompileError(texpr.span, f"The type variable {texpr.name} is unbound in this type declaration.")
+            return
+        children = (texpr.param, texpr.result) if isinstance(texpr, ast.TyArrow) else \
+            texpr.items if isinstance(texpr, ast.TyTuple) else texpr.args
+        for child in children:
+            self.check_declared_type(child, params)
+
+    def instance_of(self, type_name: str) -> tuple[TCon, dict[str, Type]]:
+        """A fresh instance of a data type, and its parameters' types in it."""
+        datatype = self.decls.datatypes.types[type_name]
+        mapping: dict[str, Type] = {p: self.fresh() for p in datatype.params}
+        return TCon(type_name, tuple(mapping[p] for p in datatype.params)), mapping
+
+    def constructor(self, name: str, span: Span) -> tuple[str, TCon, tuple[Type, ...]]:
+        """A constructor by source name: its key, a fresh instance of its type and the types of
+        its arguments in that instance."""
+        key = self.decls.constructors.get(name)
+        if key is None:
+            raise CompileError(span, f"Unbound constructor {name}")
+        info = self.decls.datatypes.constructors[key]
+        result, mapping = self.instance_of(info.type_name)
+        return key, result, tuple(substitute(a, mapping) for a in info.args)
+
+    def constructor_arguments(self, name: str, given: tuple[object, ...], span: Span, arity: int) -> tuple[object, ...]:
+        return constructor_arguments(name, given, span, arity)
+
+    def record_type(self, names: list[str], span: Span) -> tuple[str, TCon, dict[str, Type]]:
+        """The record type that the (last declared) field `names[0]` belongs to."""
+        key = self.decls.fields.get(names[0])
+        if key is None:
+            raise CompileError(span, f"Unbound record field {names[0]}")
+        type_name = self.decls.datatypes.fields[key].type_name
+        result, mapping = self.instance_of(type_name)
+        return type_name, result, mapping
+
+    def field_of(self, type_name: str, name: str, span: Span) -> str:
+        datatype = self.decls.datatypes.types[type_name]
+        if not any(f.name == name for f in datatype.fields):
+            raise CompileError(span, f"This record expression is expected to have type {display_name(type_name)}\n"
+                               f"       There is no field {name} within type {display_name(type_name)}")
+        return f"{type_name}.{name}"
 
     def primitive_scheme(self, name: str) -> Scheme:
         saved = self.level
@@ -175,10 +324,71 @@ class Inferencer:
         elif isinstance(pattern, ast.PAnnot):
             self.expect(t, self.type_of_annotation(pattern.annotation), pattern.span, "pattern")
             self.bind_pattern(pattern.pattern, t, env)
+        elif isinstance(pattern, ast.PConst):
+            self.expect(t, BASE_TYPES[pattern.kind], pattern.span, "pattern")
+        elif isinstance(pattern, ast.PConstruct):
+            key, result, arg_types = self.constructor(pattern.name, pattern.span)
+            self.typing.constructors[id(pattern)] = key
+            self.expect(t, result, pattern.span, "pattern")
+            args = self.constructor_arguments(pattern.name, pattern.args, pattern.span, len(arg_types))
+            for arg, arg_type in zip(args, arg_types):
+                self.bind_pattern(arg, arg_type, env)  # type: ignore[arg-type]
+        elif isinstance(pattern, ast.PRecord):
+            names = [name for name, _ in pattern.fields]
+            type_name, result, mapping = self.record_type(names, pattern.span)
+            self.expect(t, result, pattern.span, "pattern")
+            keys = tuple(self.field_of(type_name, name, pattern.span) for name in names)
+            self.typing.fields[id(pattern)] = keys
+            for key, (_, item) in zip(keys, pattern.fields):
+                self.bind_pattern(item, substitute(self.decls.datatypes.fields[key].type, mapping), env)
+        elif isinstance(pattern, ast.PAlias):
+            self.bind_pattern(pattern.pattern, t, env)
+            if env is not None:
+                env.bind(pattern.name, Scheme((), t))
+        elif isinstance(pattern, ast.POr):
+            self.bind_or_pattern(pattern, t, env)
         names = ast.pattern_names(pattern)
         duplicate = next((n for n in names if names.count(n) > 1), None)
         if duplicate is not None:
             raise CompileError(pattern.span, f"Variable {duplicate} is bound several times in this matching")
+
+    def bind_or_pattern(self, pattern: ast.POr, t: Type, env: Scope[Scheme] | None) -> None:
+        """Both sides bind the same variables at the same types."""
+        self.bind_pattern(pattern.left, t, env)
+        scratch: Scope[Scheme] = Scope()
+        self.bind_pattern(pattern.right, t, scratch)
+        left_types = self.variable_types(pattern.left)
+        right_names = ast.pattern_names(pattern.right)
+        if sorted(left_types) != sorted(right_names):
+            missing = sorted(set(left_types).symmetric_difference(right_names))[0]
+            raise CompileError(pattern.span, f"Variable {missing} must occur on both sides of this | pattern")
+        for name in right_names:
+            scheme = scratch[name]
+            self.expect(scheme.type, left_types[name], pattern.right.span, "pattern")
+
+    def variable_types(self, pattern: ast.Pattern) -> dict[str, Type]:
+        """The types inference gave the variables a pattern binds."""
+        out: dict[str, Type] = {}
+        stack: list[ast.Pattern] = [pattern]
+        while stack:
+            p = stack.pop()
+            if isinstance(p, ast.PVar):
+                out[p.name] = self.typing.types[id(p)]
+            elif isinstance(p, ast.PAlias):
+                out[p.name] = self.typing.types[id(p)]
+                stack.append(p.pattern)
+            elif isinstance(p, ast.PTuple):
+                stack.extend(p.items)
+            elif isinstance(p, ast.PConstruct):
+                stack.extend(p.args if len(p.args) != 1 or not isinstance(p.args[0], ast.PTuple)
+                             else p.args[0].items)
+            elif isinstance(p, ast.PRecord):
+                stack.extend(item for _, item in p.fields)
+            elif isinstance(p, ast.PAnnot):
+                stack.append(p.pattern)
+            elif isinstance(p, ast.POr):
+                stack.append(p.left)
+        return out
 
     # ---------------------------------------------------------------- expressions
     def infer(self, expr: ast.Expr, env: Scope[Scheme]) -> Type:
@@ -220,7 +430,91 @@ class Inferencer:
             t = self.infer(expr.expr, env)
             self.expect(t, self.type_of_annotation(expr.annotation), expr.expr.span)
             return t
+        return self.infer_data(expr, env)
+
+    def infer_data(self, expr: ast.Expr, env: Scope[Scheme]) -> Type:
+        """Constructors, records, arrays, match and loops."""
+        if isinstance(expr, ast.Construct):
+            key, result, arg_types = self.constructor(expr.name, expr.span)
+            self.typing.constructors[id(expr)] = key
+            args = self.constructor_arguments(expr.name, expr.args, expr.span, len(arg_types))
+            for arg, arg_type in zip(args, arg_types):
+                assert isinstance(arg, ast.Expr.__args__)  # type: ignore[attr-defined]
+                self.expect(self.infer(arg, env), arg_type, arg.span)
+            return result
+        if isinstance(expr, ast.Match):
+            return self.infer_match(expr, env)
+        if isinstance(expr, ast.Record):
+            return self.infer_record(expr, env)
+        if isinstance(expr, (ast.GetField, ast.SetField)):
+            return self.infer_field(expr, env)
+        if isinstance(expr, ast.ArrayLit):
+            item = self.fresh()
+            for i in expr.items:
+                self.expect(self.infer(i, env), item, i.span)
+            return TCon("array", (item,))
+        if isinstance(expr, ast.While):
+            self.expect(self.infer(expr.condition, env), BOOL, expr.condition.span)
+            self.infer(expr.body, env)
+            return UNIT
+        if isinstance(expr, ast.For):
+            self.expect(self.infer(expr.start, env), INT, expr.start.span)
+            self.expect(self.infer(expr.stop, env), INT, expr.stop.span)
+            with env.scope():
+                env.bind(expr.var, Scheme((), INT))
+                self.infer(expr.body, env)
+            return UNIT
         raise AssertionError(expr)
+
+    def infer_match(self, expr: ast.Match, env: Scope[Scheme]) -> Type:
+        scrutinee = self.infer(expr.scrutinee, env)
+        result = self.fresh()
+        for case in expr.cases:
+            with env.scope():
+                self.bind_pattern(case.pattern, scrutinee, env)
+                if case.guard is not None:
+                    self.expect(self.infer(case.guard, env), BOOL, case.guard.span)
+                self.expect(self.infer(case.body, env), result, case.body.span)
+        return result
+
+    def infer_record(self, expr: ast.Record, env: Scope[Scheme]) -> Type:
+        names = [name for name, _ in expr.fields]
+        type_name, result, mapping = self.record_type(names, expr.span)
+        keys = tuple(self.field_of(type_name, name, expr.span) for name in names)
+        self.typing.fields[id(expr)] = keys
+        duplicate = next((n for n in names if names.count(n) > 1), None)
+        if duplicate is not None:
+            raise CompileError(expr.span, f"The record field {duplicate} is defined several times")
+        if expr.base is not None:
+            self.expect(self.infer(expr.base, env), result, expr.base.span)
+        else:
+            missing = [f.name for f in self.decls.datatypes.types[type_name].fields if f.name not in names]
+            if missing:
+                raise CompileError(expr.span, f"Some record fields are undefined: {' '.join(missing)}")
+        for key, (_, value) in zip(keys, expr.fields):
+            field_type = substitute(self.decls.datatypes.fields[key].type, mapping)
+            self.expect(self.infer(value, env), field_type, value.span)
+        return result
+
+    def infer_field(self, expr: ast.GetField | ast.SetField, env: Scope[Scheme]) -> Type:
+        record_type = resolve(self.infer(expr.record, env))
+        if isinstance(record_type, TCon) and record_type.name in self.decls.datatypes.types \
+                and self.decls.datatypes.types[record_type.name].is_record:
+            type_name = record_type.name  # the type already known decides (OCaml's type-directed lookup)
+            result, mapping = self.instance_of(type_name)
+        else:
+            type_name, result, mapping = self.record_type([expr.name], expr.span)
+        key = self.field_of(type_name, expr.name, expr.span)
+        self.typing.fields[id(expr)] = (key,)
+        self.expect(record_type, result, expr.record.span)
+        info = self.decls.datatypes.fields[key]
+        field_type = substitute(info.type, mapping)
+        if isinstance(expr, ast.GetField):
+            return field_type
+        if not info.mutable:
+            raise CompileError(expr.span, f"The record field {expr.name} is not mutable")
+        self.expect(self.infer(expr.value, env), field_type, expr.value.span)
+        return UNIT
 
     def infer_let_chain(self, expr: ast.Let, env: Scope[Scheme]) -> Type:
         """`let ... in let ... in body` in a loop, so that long chains need no deep recursion."""
@@ -301,10 +595,13 @@ class Inferencer:
         elif isinstance(pattern, ast.PAnnot):
             self.bind_generalized(pattern.pattern, generalizable, env)
 
-    def declarations(self, declarations: tuple[ast.LetDecl, ...], env: Scope[Scheme]) -> None:
+    def declarations(self, declarations: tuple[ast.Declaration, ...], env: Scope[Scheme]) -> None:
         for decl in declarations:
             self.annotation_vars = {}
-            self.infer_bindings(decl.is_rec, decl.bindings, env)
+            if isinstance(decl, ast.TypeDecl):
+                self.type_declaration(decl)
+            else:
+                self.infer_bindings(decl.is_rec, decl.bindings, env)
 
     def lower_to_current_level(self, t: Type) -> None:
         t = resolve(t)
@@ -321,6 +618,8 @@ def is_syntactic_value(expr: ast.Expr) -> bool:
         return True
     if isinstance(expr, ast.Tuple):
         return all(is_syntactic_value(i) for i in expr.items)
+    if isinstance(expr, ast.Construct):
+        return all(is_syntactic_value(i) for i in expr.args)
     if isinstance(expr, ast.Annot):
         return is_syntactic_value(expr.expr)
     return False
@@ -334,20 +633,46 @@ class CheckedPrelude:
     module: ast.Module
     typing: Typing
     env: dict[str, Scheme]
+    declarations: Declarations
 
 
 def check_prelude(module: ast.Module) -> CheckedPrelude:
     inferencer = Inferencer()
     env = Scope({name: inferencer.primitive_scheme(name) for name in PRIMITIVE_TYPES})
     inferencer.declarations(module.declarations, env)
-    return CheckedPrelude(module, inferencer.typing, env.snapshot())
+    return CheckedPrelude(module, inferencer.typing, env.snapshot(), inferencer.decls)
 
 
-def infer_module(module: ast.Module, prelude: CheckedPrelude) -> Typing:
+def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, DataTypes]:
     """Type-check a program in the scope of the prelude; raises `CompileError` on the first
-    error. The result covers the prelude's nodes too (for monomorphisation)."""
-    inferencer = Inferencer()
+    error. The result covers the prelude's nodes too (for monomorphisation), and every data
+    type declared."""
+    inferencer = Inferencer(prelude.declarations.copy())
     inferencer.typing = Typing(dict(prelude.typing.types), dict(prelude.typing.instances),
-                               dict(prelude.typing.schemes))
+                               dict(prelude.typing.schemes), dict(prelude.typing.constructors),
+                               dict(prelude.typing.fields))
     inferencer.declarations(module.declarations, Scope(prelude.env))
-    return inferencer.typing
+    return inferencer.typing, inferencer.decls.datatypes
+
+
+def _replace_vars(t: Type, placeholders: dict[int, TCon]) -> Type:
+    t = resolve(t)
+    if isinstance(t, TVar):
+        return placeholders.get(t.id, t)
+    if not t.args:
+        return t
+    return TCon(t.name, tuple(_replace_vars(a, placeholders) for a in t.args))
+
+
+def constructor_arguments(name: str, given: tuple[object, ...], span: Span, arity: int) -> tuple[object, ...]:
+    """The arguments of a constructor of `arity` arguments, from the one the parser saw
+    (`C (a, b)` gives two; a constructor of one argument takes a tuple whole)."""
+    if arity > 1 and len(given) == 1 and isinstance(given[0], (ast.Tuple, ast.PTuple)) \
+            and len(given[0].items) == arity:
+        return tuple(given[0].items)
+    if arity > 1 and len(given) == 1 and isinstance(given[0], ast.PWild):
+        return tuple(ast.PWild(given[0].span) for _ in range(arity))
+    if len(given) != arity:
+        raise CompileError(span, f"The constructor {display_name(name)} expects {arity} argument(s),\n"
+                           f"       but is applied here to {len(given)} argument(s)")
+    return given

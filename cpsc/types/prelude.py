@@ -19,15 +19,15 @@ import tempfile
 from pathlib import Path
 
 from cpsc.cache import cache_dir
-from cpsc.syntax import ast, builtins, diagnostics, parser
+from cpsc.syntax import ast, builtins, diagnostics, modules, parser
 from cpsc.syntax.parser import lang_file, parse_module
-from cpsc.types import infer, types
+from cpsc.types import datatypes, infer, types
 from cpsc.types.infer import CheckedPrelude, Typing, check_prelude
 
 PRELUDE_FILE = "<prelude>"
 
 # The modules whose code decides what a checked prelude contains.
-_SHAPERS = (ast, builtins, diagnostics, parser, infer, types)
+_SHAPERS = (ast, builtins, diagnostics, modules, parser, datatypes, infer, types)
 
 
 @functools.cache
@@ -75,19 +75,22 @@ def _store(path: Path, checked: CheckedPrelude) -> None:
     portable = (checked.module, checked.env,
                 [(nodes[k], t) for k, t in typing.types.items() if k in nodes],
                 [(nodes[k], v) for k, v in typing.instances.items() if k in nodes],
-                [(nodes[k], s) for k, s in typing.schemes.items() if k in nodes])
+                [(nodes[k], s) for k, s in typing.schemes.items() if k in nodes],
+                [(nodes[k], r) for k, r in typing.constructors.items() if k in nodes],
+                [(nodes[k], r) for k, r in typing.fields.items() if k in nodes], checked.declarations)
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
         pickle.dump(portable, out, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
 
 
 def _load(data: bytes) -> CheckedPrelude:
-    module, env, node_types, node_instances, node_schemes = pickle.loads(data)
+    module, env, node_types, node_instances, node_schemes, constructors, fields, declarations = pickle.loads(data)
     typing = Typing({id(n): t for n, t in node_types}, {id(n): i for n, i in node_instances},
-                    {id(n): s for n, s in node_schemes})
+                    {id(n): s for n, s in node_schemes}, {id(n): r for n, r in constructors},
+                    {id(n): r for n, r in fields})
     roots: list[types.Type] = [t for _, t in node_types]
     roots += [s.type for s in env.values()] + [s.type for _, s in node_schemes]
     roots += [t for _, (scheme, instance) in node_instances for t in (scheme.type, *instance)]
     types.renumber(roots)
-    return CheckedPrelude(module, typing, env)
+    return CheckedPrelude(module, typing, env, declarations)
 

@@ -76,11 +76,12 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
         if t.name == "*":
             text = " * ".join(go(a, 2) for a in t.args)
             return f"({text})" if prec > 1 else text
+        name = t.name.split("/")[0]  # a redeclared type's internal name is `t/2`
         if not t.args:
-            return t.name
+            return name
         if len(t.args) == 1:
-            return f"{go(t.args[0], 2)} {t.name}"
-        return "(" + ", ".join(go(a, 0) for a in t.args) + ") " + t.name
+            return f"{go(t.args[0], 2)} {name}"
+        return "(" + ", ".join(go(a, 0) for a in t.args) + ") " + name
 
     return go(t, 0)
 

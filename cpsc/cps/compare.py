@@ -1,0 +1,163 @@
+"""Structural comparison, specialised per type after monomorphisation.
+
+For each type compared (a tuple, record, variant, list, array...) one function
+`compare<t>(a, b)` is made, total (`compare`: nan equals nan and is below every float) or
+partial (what `=`, `<`, ... use: a comparison that meets nan gives UNORDERED). It follows
+OCaml's `compare_val`: immediates before blocks, blocks by tag, arrays by length, then the
+components left to right; the first difference decides. Base types compare with primitives.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cpsc.cps import ir
+from cpsc.cps.primops import COMPARABLE
+from cpsc.types.types import BOOL, INT, TCon
+
+if TYPE_CHECKING:
+    from cpsc.cps.convert import Converter
+
+
+def comparison_function(c: Converter, t: TCon, total: bool) -> str:
+    """The name of the function comparing values of type t (made on first use)."""
+    key = (t, total)
+    if key not in c.comparisons:
+        name = c.names.fresh("compare" if total else "compare_partial")
+        c.comparisons[key] = name
+        _Builder(c, name, t, total).build()
+    return c.comparisons[key]
+
+
+class _Builder:
+    def __init__(self, c: Converter, name: str, t: TCon, total: bool) -> None:
+        self.c, self.name, self.t, self.total = c, name, t, total
+
+    def build(self) -> None:
+        c = self.c
+        a, b = ir.Var(c.names.fresh("a"), self.t), ir.Var(c.names.fresh("b"), self.t)
+        entry = c.names.fresh(self.name + ".entry")
+        c.functions[self.name] = ir.Function(self.name, (a, b), INT, entry, None)
+        saved = c.suspended()
+        c.start(entry, (), self.name)
+        if self.t.name == "*":
+            self.components(a, b, list(self.t.args), 0)  # type: ignore[arg-type]
+        elif self.t.name == "array":
+            self.array(a, b)
+        elif self.t.name in c.datatypes.types and c.datatypes.types[self.t.name].is_record:
+            datatype = c.datatypes.types[self.t.name]
+            self.components(a, b, [c.datatypes.field_type(f.key, self.t) for f in datatype.fields], 0)
+        else:
+            self.variant(a, b)
+        c.resume(saved)
+
+    # ---------------------------------------------------------------- pieces
+    def result(self, value: ir.Operand) -> None:
+        self.c.finish(ir.Jump(ir.Ret(self.name), (value,)))
+
+    def compare_values(self, t: TCon, x: ir.Operand, y: ir.Operand) -> ir.Operand:
+        c = self.c
+        if t.name == "float":
+            op = "compare_float" if self.total else "compare_partial_float"
+            return c.emit("c", INT, ir.Prim(op, (x, y)))
+        if t.name in COMPARABLE:
+            return c.emit("c", INT, ir.Prim(f"compare_{t.name}", (x, y)))
+        return c.emit("c", INT, ir.Call(comparison_function(c, t, self.total), (x, y)))
+
+    def unless_zero(self, order: ir.Operand) -> None:
+        """Return `order` if it is not 0; carry on in a new block otherwise."""
+        c = self.c
+        differ, same = c.names.fresh("differ"), c.names.fresh("same")
+        c.finish(ir.Branch(c.emit("nz", BOOL, ir.Prim("ne_int", (order, ir.Const(0, INT)))), differ, same))
+        c.start(differ)
+        self.result(order)
+        c.start(same)
+
+    def components(self, a: ir.Operand, b: ir.Operand, types: list[TCon], offset: int) -> None:
+        """Compare slots offset.. of two blocks left to right; finishes the block."""
+        c = self.c
+        if not types:
+            self.result(ir.Const(0, INT))
+            return
+        for i, t in enumerate(types):
+            x = c.emit("x", t, ir.Field(a, i + offset))
+            y = c.emit("y", t, ir.Field(b, i + offset))
+            order = self.compare_values(t, x, y)
+            if i == len(types) - 1:
+                self.result(order)
+            else:
+                self.unless_zero(order)
+
+    def branch(self, condition: ir.Operand) -> tuple[str, str]:
+        c = self.c
+        yes, no = c.names.fresh("yes"), c.names.fresh("no")
+        c.finish(ir.Branch(condition, yes, no))
+        return yes, no
+
+    def variant(self, a: ir.Operand, b: ir.Operand) -> None:
+        c = self.c
+        datatype = c.datatypes.types[self.t.name]
+        if not datatype.block_count:
+            self.immediates(a, b)
+            return
+        if not datatype.constant_count:
+            self.blocks(a, b)
+            return
+        a_block = c.emit("a_block", BOOL, ir.Prim("is_block", (a,)))
+        b_block = c.emit("b_block", BOOL, ir.Prim("is_block", (b,)))
+        both_blocks, a_immediate = self.branch(a_block)
+        c.start(both_blocks)
+        blocks, greater = self.branch(b_block)
+        c.start(greater)
+        self.result(ir.Const(1, INT))
+        c.start(blocks)
+        self.blocks(a, b)
+        c.start(a_immediate)
+        less, immediates = self.branch(b_block)
+        c.start(less)
+        self.result(ir.Const(-1, INT))
+        c.start(immediates)
+        self.immediates(a, b)
+
+    def immediates(self, a: ir.Operand, b: ir.Operand) -> None:
+        c = self.c
+        x = c.emit("x", INT, ir.Prim("immediate_value", (a,)))
+        y = c.emit("y", INT, ir.Prim("immediate_value", (b,)))
+        self.result(c.emit("c", INT, ir.Prim("compare_int", (x, y))))
+
+    def blocks(self, a: ir.Operand, b: ir.Operand) -> None:
+        """Two blocks of the variant: by tag, then the arguments of their constructor."""
+        c = self.c
+        constructors = [k for k in c.datatypes.types[self.t.name].constructors if not k.constant]
+        if len(constructors) == 1:
+            self.components(a, b, list(c.datatypes.constructor_args(constructors[0].key, self.t)), 0)
+            return
+        tag_a = c.emit("tag", INT, ir.Field(a, 0))
+        tag_b = c.emit("tag", INT, ir.Field(b, 0))
+        self.unless_zero(c.emit("c", INT, ir.Prim("compare_int", (tag_a, tag_b))))
+        labels = [(k.index, c.names.fresh("tag")) for k in constructors]
+        *cases, (_, last) = labels
+        c.finish(ir.Switch(tag_a, tuple(cases), last))
+        for k, (_, label) in zip(constructors, labels):
+            c.start(label)
+            self.components(a, b, list(c.datatypes.constructor_args(k.key, self.t)), 1)
+
+    def array(self, a: ir.Operand, b: ir.Operand) -> None:
+        """By length, then element by element (a loop of continuations)."""
+        c = self.c
+        element: TCon = self.t.args[0]  # type: ignore[assignment]
+        length = c.emit("length", INT, ir.Prim("array_length", (a,)))
+        other = c.emit("length", INT, ir.Prim("array_length", (b,)))
+        self.unless_zero(c.emit("c", INT, ir.Prim("compare_int", (length, other))))
+        head = c.names.fresh("element")
+        c.finish(ir.Jump(head, (ir.Const(0, INT),)))
+        i = ir.Var(c.names.fresh("i"), INT)
+        c.start(head, (i,))
+        done, more = self.branch(c.emit("end", BOOL, ir.Prim("ge_int", (i, length))))
+        c.start(done)
+        self.result(ir.Const(0, INT))
+        c.start(more)
+        x = c.emit("x", element, ir.Prim("array_unsafe_get", (a, i)))
+        y = c.emit("y", element, ir.Prim("array_unsafe_get", (b, i)))
+        self.unless_zero(self.compare_values(element, x, y))
+        c.finish(ir.Jump(head, (c.emit("i", INT, ir.Prim("add_int", (i, ir.Const(1, INT)))),)))

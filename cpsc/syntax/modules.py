@@ -1,0 +1,89 @@
+"""Top-level modules, flattened: `module M = struct let x = ... end` declares `M.x`.
+
+Inside the module its members are named unqualified; after it, only as `M.x`. The parser calls
+`flatten_module` as it reduces the module, so later stages see ordinary declarations with
+dotted names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import fields, replace
+from typing import Any
+
+from cpsc.syntax import ast
+
+
+def flatten_module(name: str, declarations: list[ast.Declaration]) -> list[ast.Declaration]:
+    members: set[str] = set()
+    out: list[ast.Declaration] = []
+    for decl in declarations:
+        if not isinstance(decl, ast.LetDecl):
+            out.append(decl)
+            continue
+        own = {n for b in decl.bindings for n in ast.pattern_names(b.pattern)}
+        visible = members | own if decl.is_rec else members
+        bindings = tuple(ast.Binding(_qualify_pattern(b.pattern, name, own),
+                                     _Renamer(name, visible).expr(b.value, frozenset()), b.span)
+                         for b in decl.bindings)
+        out.append(ast.LetDecl(decl.is_rec, bindings, decl.span))
+        members |= own
+    return out
+
+
+def _qualify_pattern(pattern: ast.Pattern, module: str, names: set[str]) -> ast.Pattern:
+    if isinstance(pattern, ast.PVar) and pattern.name in names:
+        return ast.PVar(f"{module}.{pattern.name}", pattern.span)
+    if isinstance(pattern, ast.PTuple):
+        return ast.PTuple(tuple(_qualify_pattern(i, module, names) for i in pattern.items), pattern.span)
+    if isinstance(pattern, ast.PAnnot):
+        return ast.PAnnot(_qualify_pattern(pattern.pattern, module, names), pattern.annotation, pattern.span)
+    return pattern
+
+
+class _Renamer:
+    """Renames the free uses of the module's members; a local binding of the same name hides
+    the member in its scope."""
+
+    def __init__(self, module: str, members: set[str]) -> None:
+        self.module = module
+        self.members = members
+
+    def expr(self, e: Any, bound: frozenset[str]) -> Any:
+        if isinstance(e, ast.Var):
+            if e.name in self.members and e.name not in bound:
+                return ast.Var(f"{self.module}.{e.name}", e.span)
+            return e
+        if isinstance(e, ast.Fun):
+            return replace(e, body=self.expr(e.body, bound | set(ast.pattern_names(e.param))))
+        if isinstance(e, ast.Let):
+            names = {n for b in e.bindings for n in ast.pattern_names(b.pattern)}
+            inner = bound | names
+            values = tuple(replace(b, value=self.expr(b.value, inner if e.is_rec else bound)) for b in e.bindings)
+            return replace(e, bindings=values, body=self.expr(e.body, inner))
+        if isinstance(e, ast.Case):
+            inner = bound | set(ast.pattern_names(e.pattern))
+            guard = None if e.guard is None else self.expr(e.guard, inner)
+            return replace(e, guard=guard, body=self.expr(e.body, inner))
+        if isinstance(e, ast.For):
+            return replace(e, start=self.expr(e.start, bound), stop=self.expr(e.stop, bound),
+                           body=self.expr(e.body, bound | {e.var}))
+        if isinstance(e, tuple):
+            return tuple(self.expr(i, bound) for i in e)
+        if hasattr(e, "__dataclass_fields__") and not _is_pattern_or_type(e):
+            changes = {f: self.expr(getattr(e, f), bound) for f in _child_fields(e)}
+            return replace(e, **changes) if changes else e
+        return e
+
+
+def _child_fields(node: Any) -> Iterator[str]:
+    for f in fields(node):
+        if f.name not in ("span", "ty", "tree", "name", "kind", "value", "var", "up", "is_rec"):
+            yield f.name
+        elif f.name == "value" and not isinstance(node, ast.Const):
+            yield f.name
+
+
+def _is_pattern_or_type(node: Any) -> bool:
+    return isinstance(node, (ast.PVar, ast.PWild, ast.PUnit, ast.PTuple, ast.PAnnot, ast.PConst, ast.PConstruct,
+                             ast.POr, ast.PAlias, ast.PRecord, ast.TyName, ast.TyVar, ast.TyArrow, ast.TyTuple))

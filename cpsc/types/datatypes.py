@@ -1,0 +1,141 @@
+"""Declared data types (variants and records) and the representation of their values.
+
+The representation is the contract of every later stage (interpreters, CPS conversion, LLVM
+lowering, runtime); `docs/representation.md` writes it down. In short:
+
+- a constant constructor is an immediate: the `index`-th constant constructor of its type;
+- a constructor with arguments is a heap block of one 8-byte slot per argument, preceded by a
+  slot holding its tag (the `index`-th such constructor) only when its type has several of them
+  (`tagged`): `x :: xs` and `Some x` need no tag;
+- a record is a block of one slot per field, in declaration order; it is mutable when one of
+  its fields is.
+
+Type names are unique within a program: a type declared again under a name already used is
+given the internal name `name/2` (printed as `name`), and the same for its constructors, so
+later stages never confuse two types that the source calls alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cpsc.types.types import TCon, Type
+
+
+@dataclass(frozen=True)
+class ConstructorInfo:
+    """`key` is the constructor's unique name (its source name, unless redeclared);
+    `args` are the argument types in terms of the type's parameters (`TCon("'a")`)."""
+
+    key: str
+    name: str
+    type_name: str
+    args: tuple[Type, ...]
+    index: int
+    tagged: bool
+
+    @property
+    def constant(self) -> bool:
+        return not self.args
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    key: str  # `type_name.field`
+    name: str
+    type_name: str
+    index: int
+    mutable: bool
+    type: Type
+
+
+@dataclass(frozen=True)
+class DataType:
+    name: str
+    params: tuple[str, ...]
+    constructors: tuple[ConstructorInfo, ...] = ()
+    fields: tuple[FieldInfo, ...] = ()
+
+    @property
+    def is_record(self) -> bool:
+        return bool(self.fields)
+
+    @property
+    def mutable(self) -> bool:
+        return any(f.mutable for f in self.fields)
+
+    @property
+    def constant_count(self) -> int:
+        return sum(1 for c in self.constructors if c.constant)
+
+    @property
+    def block_count(self) -> int:
+        return sum(1 for c in self.constructors if not c.constant)
+
+
+def variant(name: str, params: tuple[str, ...], constructors: list[tuple[str, str, tuple[Type, ...]]]) -> DataType:
+    """A variant type from (key, source name, argument types) in declaration order: constant
+    and non-constant constructors are numbered separately, as OCaml does."""
+    blocks = sum(1 for _, _, args in constructors if args)
+    infos = []
+    counts = [0, 0]
+    for key, source, args in constructors:
+        kind = 1 if args else 0
+        infos.append(ConstructorInfo(key, source, name, args, counts[kind], blocks > 1))
+        counts[kind] += 1
+    return DataType(name, params, constructors=tuple(infos))
+
+
+def record(name: str, params: tuple[str, ...], fields: list[tuple[str, bool, Type]]) -> DataType:
+    infos = tuple(FieldInfo(f"{name}.{field_name}", field_name, name, i, mutable, t)
+                  for i, (field_name, mutable, t) in enumerate(fields))
+    return DataType(name, params, fields=infos)
+
+
+LIST = variant("list", ("'a",), [("[]", "[]", ()), ("::", "::", (TCon("'a"), TCon("list", (TCon("'a"),))))])
+
+
+@dataclass
+class DataTypes:
+    """Every data type of a program by internal name, every constructor and field by key."""
+
+    types: dict[str, DataType] = field(default_factory=lambda: {"list": LIST})
+    constructors: dict[str, ConstructorInfo] = field(
+        default_factory=lambda: {c.key: c for c in LIST.constructors})
+    fields: dict[str, FieldInfo] = field(default_factory=dict)
+
+    def add(self, datatype: DataType) -> None:
+        self.types[datatype.name] = datatype
+        self.constructors.update((c.key, c) for c in datatype.constructors)
+        self.fields.update((f.key, f) for f in datatype.fields)
+
+    def copy(self) -> DataTypes:
+        return DataTypes(dict(self.types), dict(self.constructors), dict(self.fields))
+
+    def instance(self, t: Type, ground: TCon) -> TCon:
+        """`t` (a constructor argument or field type, in terms of the parameters of the data type
+        `ground` is an instance of) at that instance."""
+        datatype = self.types[ground.name]
+        result = substitute(t, dict(zip(datatype.params, ground.args)))
+        assert isinstance(result, TCon)
+        return result
+
+    def constructor_args(self, key: str, ground: TCon) -> tuple[TCon, ...]:
+        return tuple(self.instance(a, ground) for a in self.constructors[key].args)
+
+    def field_type(self, key: str, ground: TCon) -> TCon:
+        return self.instance(self.fields[key].type, ground)
+
+
+def substitute(t: Type, mapping: dict[str, Type]) -> Type:
+    assert isinstance(t, TCon)
+    if t.name in mapping and not t.args:
+        return mapping[t.name]
+    if not t.args:
+        return t
+    return TCon(t.name, tuple(substitute(a, mapping) for a in t.args))
+
+
+def display_name(name: str) -> str:
+    """The source name of a type or constructor (`t/2` is the second type called `t`)."""
+    return name.split("/")[0]
