@@ -16,7 +16,7 @@ from pyrsistent import pmap
 
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
-from cpsc.cps.primops import COMPARABLE, COMPARISON_NAMES, PRIMOPS
+from cpsc.cps.primops import COMPARABLE, COMPARISON_NAMES, NEVER_RETURN, PRIMOPS
 from cpsc.syntax import ast
 from cpsc.syntax.builtins import PRIMITIVE_TYPES, UNORDERED
 from cpsc.syntax.scope import Scope
@@ -200,7 +200,7 @@ class Converter:
         if name in COMPARISON_NAMES:
             return self.compare(name, types[0], args[0], args[1])
         op = _SOURCE_TO_OP[name]
-        typed = result if name == "exit" or op in _GENERIC_RESULT else PRIMOPS[op].result
+        typed = result if op in NEVER_RETURN or op in _GENERIC_RESULT else PRIMOPS[op].result
         return self.emit("t", typed, ir.Prim(op, tuple(args)))
 
     def physical_equality(self, name: str, t: TCon, a: ir.Operand, b: ir.Operand) -> ir.Operand:

@@ -66,6 +66,16 @@ class CpsInterpreter:
             frame = frame.parent
         return frame
 
+    @staticmethod
+    def snapshot(frame: Frame | None) -> Frame | None:
+        """A closure sees the values its free variables have when it is made: a loop that
+        rebinds a continuation parameter afterwards must not change them."""
+        if frame is None:
+            return None
+        copy = Frame(frame.function, frame.parent)
+        copy.values = dict(frame.values)
+        return copy
+
     def call(self, function: str, args: list[Any], frame: Frame | None) -> Any:
         """Run a function to completion, looping through its tail calls."""
         while True:
@@ -125,7 +135,8 @@ class CpsInterpreter:
             function, parent, args = self.unpack(closure, self.operands(v.args, frame))
             return self.call(function, args, parent)
         if isinstance(v, ir.MakeClosure):
-            return ClosureValue(v.function, self.enclosing(v.function, frame), tuple(self.operands(v.captured, frame)))
+            return ClosureValue(v.function, self.snapshot(self.enclosing(v.function, frame)),
+                                tuple(self.operands(v.captured, frame)))
         if isinstance(v, ir.MakeTuple):
             return tuple(self.operands(v.items, frame))
         if isinstance(v, ir.Field):

@@ -104,7 +104,7 @@ class _Build(Transformer[Any, Any]):
     def field(self, items: list[Any]) -> Any:
         return ("field", items[0], int(items[1]))
 
-    def block(self, items: list[Any]) -> Any:
+    def make_block(self, items: list[Any]) -> Any:
         return ("block", items[-1], len(items) == 2)
 
     def set_field(self, items: list[Any]) -> Any:

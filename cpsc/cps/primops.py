@@ -74,6 +74,10 @@ _add("string_of_char_array", (TCon("array", (CHAR,)),), STRING, "string_of_char_
 _add("char_code", (CHAR,), INT, "Char.code")
 _add("char_chr", (INT,), CHAR, "Char.chr", pure=False)
 _add("compare_partial_float", (FLOAT, FLOAT), INT, "compare_partial_float")
+# These never return (as exit): their result may have any type.
+_add("failwith", (STRING,), UNIT, "failwith", pure=False)
+_add("invalid_arg", (STRING,), UNIT, "invalid_arg", pure=False)
+_add("not_found", (UNIT,), UNIT, "fl_not_found", pure=False)
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,10 @@ def is_pure(op: str) -> bool:
 
 
 def never_returns(op: str) -> bool:
-    return op in ("exit", "match_failure")
+    return op in NEVER_RETURN
+
+
+NEVER_RETURN = frozenset({"exit", "match_failure", "failwith", "invalid_arg", "not_found"})
 
 
 def _match_failure(file: str, line: int, column: int) -> None:

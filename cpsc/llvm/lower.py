@@ -32,7 +32,8 @@ RUNTIME = {
     "fl_index_out_of_bounds": (VOID, []), "fl_match_failure": (VOID, [PTR, I64, I64]),
     "fl_string_make": (PTR, [I64, I8]), "fl_string_sub": (PTR, [PTR, I64, I64]),
     "fl_string_of_char_array": (PTR, [PTR]), "fl_char_chr": (I8, [I64]),
-    "fl_compare_float_partial": (I64, [F64, F64]),
+    "fl_compare_float_partial": (I64, [F64, F64]), "fl_failwith": (VOID, [PTR]),
+    "fl_invalid_arg": (VOID, [PTR]), "fl_not_found": (VOID, []),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
 }
@@ -53,7 +54,8 @@ class ModuleLowering:
         self.ssa = module
         self.module = ll.Module(name="fl")
         self.runtime = {name: self._declare(name, r, a) for name, (r, a) in RUNTIME.items()}
-        for name in ("fl_exit", "fl_division_by_zero", "fl_index_out_of_bounds", "fl_match_failure"):
+        for name in ("fl_exit", "fl_division_by_zero", "fl_index_out_of_bounds", "fl_match_failure", "fl_failwith",
+                     "fl_invalid_arg", "fl_not_found"):
             self.runtime[name].attributes.add("noreturn")
         self.functions: dict[str, ll.Function] = {}
         self.strings: dict[str, ll.GlobalVariable] = {}
@@ -311,8 +313,8 @@ class FunctionLowering:
             return b.ptrtoint(value, I64)
         return value if value.type == I64 else b.zext(value, I64)
 
-    def match_failure(self, args: list[ll.Value], result: TCon) -> ll.Value:
-        self.rt("fl_match_failure", *args)
+    def never_returns(self, function: str, args: list[ll.Value], result: TCon) -> ll.Value:
+        self.rt(function, *args)
         return ll.Constant(lltype(result), ll.Undefined)
 
 
@@ -417,7 +419,10 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "char_code": lambda f, a, r: f.builder.zext(a[0], I64),
     "char_chr": lambda f, a, r: f.rt("fl_char_chr", *a),
     "compare_partial_float": lambda f, a, r: f.rt("fl_compare_float_partial", *a),
-    "match_failure": lambda f, a, r: f.match_failure(a, r),
+    "match_failure": lambda f, a, r: f.never_returns("fl_match_failure", a, r),
+    "failwith": lambda f, a, r: f.never_returns("fl_failwith", a, r),
+    "invalid_arg": lambda f, a, r: f.never_returns("fl_invalid_arg", a, r),
+    "not_found": lambda f, a, r: f.never_returns("fl_not_found", [], r),
 }
 
 

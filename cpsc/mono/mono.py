@@ -93,8 +93,11 @@ class Monomorphiser:
         if isinstance(p, ast.PConst):
             return ast.PConst(p.value, p.kind, p.span, t)
         if isinstance(p, ast.PConstruct):
-            key = str(self.typing.constructors[id(p)])
+            key = self.typing.constructors[id(p)]
             arity = len(self.datatypes.constructors[key].args)
+            if arity > 1 and len(p.args) == 1 and isinstance(p.args[0], ast.PWild):  # `C _`
+                types = self.datatypes.constructor_args(key, t)  # type: ignore[arg-type]
+                return ast.PConstruct(key, tuple(ast.PWild(p.args[0].span, a) for a in types), p.span, t)
             args = constructor_arguments(key, p.args, p.span, arity)
             items = tuple(self.pattern(a, subst, rename) for a in args)  # type: ignore[arg-type]
             return ast.PConstruct(key, items, p.span, t)

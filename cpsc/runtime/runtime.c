@@ -120,6 +120,35 @@ static void invalid_argument(const char *what) {
     fl_uncaught(message);
 }
 
+/* An exception's string argument as OCaml prints it (String.escaped, in quotes). */
+static void quote(const fl_string *s, char *out, size_t size) {
+    size_t n = 0;
+    out[n++] = '"';
+    for (int64_t i = 0; i < s->length && n + 6 < size; i++) {
+        unsigned char c = (unsigned char)s->bytes[i];
+        if (c == '"' || c == '\\') { out[n++] = '\\'; out[n++] = (char)c; }
+        else if (c == '\n') { out[n++] = '\\'; out[n++] = 'n'; }
+        else if (c == '\t') { out[n++] = '\\'; out[n++] = 't'; }
+        else if (c == '\r') { out[n++] = '\\'; out[n++] = 'r'; }
+        else if (c == '\b') { out[n++] = '\\'; out[n++] = 'b'; }
+        else if (c >= ' ' && c <= '~') out[n++] = (char)c;
+        else n += (size_t)snprintf(out + n, size - n, "\\%03d", c);
+    }
+    out[n++] = '"';
+    out[n] = 0;
+}
+
+static void uncaught_with(const char *exception, fl_string *argument) {
+    char text[1024], message[1100];
+    quote(argument, text, sizeof text);
+    snprintf(message, sizeof message, "%s(%s)", exception, text);
+    fl_uncaught(message);
+}
+
+void fl_failwith(fl_string *message) { uncaught_with("Failure", message); }
+void fl_invalid_arg(fl_string *message) { uncaught_with("Invalid_argument", message); }
+void fl_not_found(void) { fl_uncaught("Not_found"); }
+
 void fl_match_failure(fl_string *file, int64_t line, int64_t column) {
     char message[1024];
     snprintf(message, sizeof message, "Match_failure(\"%s\", %lld, %lld)", file->bytes, (long long)line,

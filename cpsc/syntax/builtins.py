@@ -37,6 +37,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "String.unsafe_get": "string -> int -> char", "String.make": "int -> char -> string",
     "String.sub": "string -> int -> int -> string", "string_of_char_array": "char array -> string",
     "Char.code": "char -> int", "Char.chr": "int -> char",
+    "failwith": "string -> 'a", "invalid_arg": "string -> 'a", "fl_not_found": "unit -> 'a",
 }
 
 COMPARISONS = ("=", "<>", "<", ">", "<=", ">=", "==", "!=", "compare")
@@ -243,6 +244,39 @@ def _unsafe_set(a: list[object], i: int, x: object) -> None:
     a[i] = x
 
 
+def ocaml_string(text: str) -> str:
+    """A string literal as OCaml prints an exception's argument (String.escaped, in quotes)."""
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\b":
+            out.append("\\b")
+        elif " " <= c <= "~":
+            out.append(c)
+        else:
+            out.append(f"\\{ord(c):03d}")
+    return '"' + "".join(out) + '"'
+
+
+def failwith(message: str) -> None:
+    raise FlRuntimeError(f"Failure({ocaml_string(message)})")
+
+
+def invalid_arg(message: str) -> None:
+    raise FlRuntimeError(f"Invalid_argument({ocaml_string(message)})")
+
+
+def not_found(_: object) -> None:
+    raise FlRuntimeError("Not_found")
+
+
 # Primitives on data (arrays, strings, chars): name -> (arity, meaning).
 DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "Array.make": (2, array_make), "Array.length": (1, len), "Array.get": (2, array_get),
@@ -251,4 +285,5 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "String.unsafe_get": (2, lambda s, i: s[i]), "String.make": (2, string_make),
     "String.sub": (3, string_sub), "string_of_char_array": (1, "".join),
     "Char.code": (1, ord), "Char.chr": (1, char_chr),
+    "failwith": (1, failwith), "invalid_arg": (1, invalid_arg), "fl_not_found": (1, not_found),
 }

@@ -122,8 +122,8 @@ class Interpreter:
             return
         start, stop = self.eval(expr.start, env), self.eval(expr.stop, env)
         indices = range(start, stop + 1) if expr.up else range(start, stop - 1, -1)
-        inner = dict(env)
         for i in indices:
+            inner = dict(env)  # each iteration's `i` is its own (closures may capture it)
             inner[expr.var] = i
             self.eval(expr.body, inner)
 

@@ -8,6 +8,7 @@ instantiated with; monomorphisation (`cpsc.mono`) reads both.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cpsc.syntax import ast
@@ -576,7 +577,7 @@ class Inferencer:
             for binding in bindings:
                 t = self.infer(binding.value, env)
                 self.bind_pattern(binding.pattern, t, None)
-                types.append((binding.pattern, t, is_syntactic_value(binding.value)))
+                types.append((binding.pattern, t, is_syntactic_value(binding.value, self.immutable_record)))
         self.level -= 1
         for pattern, _t, generalizable in types:
             self.bind_generalized(pattern, generalizable, env)
@@ -603,6 +604,10 @@ class Inferencer:
             else:
                 self.infer_bindings(decl.is_rec, decl.bindings, env)
 
+    def immutable_record(self, expr: ast.Record) -> bool:
+        keys = self.typing.fields.get(id(expr))
+        return bool(keys) and not self.decls.datatypes.types[self.decls.datatypes.fields[keys[0]].type_name].mutable
+
     def lower_to_current_level(self, t: Type) -> None:
         t = resolve(t)
         if isinstance(t, TVar):
@@ -612,16 +617,20 @@ class Inferencer:
                 self.lower_to_current_level(arg)
 
 
-def is_syntactic_value(expr: ast.Expr) -> bool:
-    """The value restriction: only these right-hand sides are generalised."""
+def is_syntactic_value(expr: ast.Expr, immutable_record: Callable[[ast.Record], bool]) -> bool:
+    """The value restriction: only these right-hand sides are generalised (functions,
+    constants, variables, and constructors, tuples and immutable records of them)."""
     if isinstance(expr, (ast.Fun, ast.Const, ast.Var)):
         return True
     if isinstance(expr, ast.Tuple):
-        return all(is_syntactic_value(i) for i in expr.items)
+        return all(is_syntactic_value(i, immutable_record) for i in expr.items)
     if isinstance(expr, ast.Construct):
-        return all(is_syntactic_value(i) for i in expr.args)
+        return all(is_syntactic_value(i, immutable_record) for i in expr.args)
+    if isinstance(expr, ast.Record):
+        return expr.base is None and immutable_record(expr) and \
+            all(is_syntactic_value(v, immutable_record) for _, v in expr.fields)
     if isinstance(expr, ast.Annot):
-        return is_syntactic_value(expr.expr)
+        return is_syntactic_value(expr.expr, immutable_record)
     return False
 
 

@@ -50,10 +50,31 @@ class Program:
     def expected_stdout(self) -> str:
         return self.path.with_suffix(".expected").read_text(encoding="latin-1")
 
+    @property
+    def expected_stderr(self) -> str | None:
+        """What a failing program prints, when its `.stderr` file says (as OCaml's native code)."""
+        path = self.path.with_suffix(".stderr")
+        return path.read_text(encoding="latin-1") if path.exists() else None
+
+    @property
+    def name(self) -> str:
+        """The file name diagnostics and Match_failure use: programs run from their folder, as
+        `ocaml prog.fl` does, so that what they print does not depend on where the tests are."""
+        return self.path.name
+
+
+def check_outcome(program: Program, outcome: Outcome, level: str) -> None:
+    assert outcome.stdout == program.expected_stdout, level
+    assert outcome.status == program.expected_status, level
+    if program.expected_stderr is not None:
+        # `cpsc run` compiles first: its warnings come before what the program prints
+        stderr = outcome.stderr[-len(program.expected_stderr):] if level == "jit" else outcome.stderr
+        assert stderr == program.expected_stderr, level
+
 
 def interpreted(program: Program) -> dict[str, Outcome]:
     """Outcomes of the three interpreters, checking the verifier and the printer on the way."""
-    expr = driver.front_end(program.text, str(program.path))
+    expr = driver.front_end(program.text, program.name)
     outcomes = {"ast": run_ast(expr)}
     for level in (0, 1):
         cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[level], verify_each=True)
@@ -68,7 +89,7 @@ def interpreted(program: Program) -> dict[str, Outcome]:
 
 
 def native(program: Program, opt: int = 2) -> Outcome:
-    expr = driver.front_end(program.text, str(program.path))
+    expr = driver.front_end(program.text, program.name)
     cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[opt], verify_each=True)
     with tempfile.TemporaryDirectory() as tmp:
         exe = str(Path(tmp) / "prog")
@@ -79,12 +100,13 @@ def native(program: Program, opt: int = 2) -> Outcome:
 
 def jit(program: Program) -> Outcome:
     """`cpsc run`: LLVM's MCJIT, in a process of its own (a program may end it with `exit`)."""
-    done = subprocess.run([sys.executable, "-m", "cpsc", "run", str(program.path)], capture_output=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "cpsc", "run", program.name], capture_output=True, timeout=120,
+                          cwd=program.path.parent)
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
 
 def with_ocaml(program: Program) -> Outcome | None:
     if shutil.which("ocaml") is None:
         return None
-    done = subprocess.run(["ocaml", str(program.path)], capture_output=True, timeout=300)
+    done = subprocess.run(["ocaml", program.name], capture_output=True, timeout=300, cwd=program.path.parent)
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.programs.harness import ROOT, Program, interpreted, jit, native, with_ocaml
+from tests.programs.harness import ROOT, Program, check_outcome, interpreted, jit, native, with_ocaml
 
 PROGRAMS = sorted((ROOT / "examples").glob("*.fl")) + sorted((ROOT / "tests" / "programs").glob("*.fl"))
 IDS = [p.name for p in PROGRAMS]
@@ -19,16 +19,14 @@ def test_interpreters_agree_with_expected(path):
     if program.native_only:
         pytest.skip("too long for the Python interpreters; its small twin runs there")
     for level, outcome in interpreted(program).items():
-        assert outcome.stdout == program.expected_stdout, level
-        assert outcome.status == program.expected_status, level
+        check_outcome(program, outcome, level)
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=IDS)
 def test_native_agrees_with_expected(path):
     program = Program(path)
     outcome = native(program)
-    assert outcome.stdout == program.expected_stdout
-    assert outcome.status == program.expected_status
+    check_outcome(program, outcome, "native")
     if program.expected_status == 2:
         assert outcome.stderr.startswith("Fatal error: exception ")
 
@@ -37,8 +35,7 @@ def test_native_agrees_with_expected(path):
 def test_jit_agrees_with_expected(path):
     program = Program(path)
     outcome = jit(program)
-    assert outcome.stdout == program.expected_stdout
-    assert outcome.status == program.expected_status
+    check_outcome(program, outcome, "jit")
 
 
 @pytest.mark.skipif(os.environ.get("CPSC_NO_OCAML") == "1", reason="ocaml oracle disabled")
