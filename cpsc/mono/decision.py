@@ -253,11 +253,10 @@ def compile_match(match: ast.Match, datatypes: DataTypes) -> CompiledMatch:
     missing = _missing_example(tree, root, datatypes)
     if missing is not None:
         example, behind_guard = missing
-        message = ("this pattern-matching is not exhaustive.\nHere is an example of a case that is not matched:\n"
-                   + example)
+        notes = [f"here is an example of a case that is not matched: {example}"]
         if behind_guard:
-            message += "\n(However, some guarded clause may match this value.)"
-        warnings.insert(0, CompileError(match.span, message))
+            notes.append("however, some guarded clause may match this value")
+        warnings.insert(0, CompileError(match.span, "this pattern-matching is not exhaustive", tuple(notes)))
     return CompiledMatch(tree, root, tuple(warnings))
 
 
@@ -275,7 +274,7 @@ def _unused_cases(match: ast.Match, tree: Tree) -> list[CompileError]:
             stack.extend(sub for _, _, sub in node.cases)
             if node.default is not None:
                 stack.append(node.default)
-    return [CompileError(c.pattern.span, "this match case is unused.")
+    return [CompileError(c.pattern.span, "this match case is unused")
             for i, c in enumerate(match.cases) if i not in used]
 
 

@@ -433,4 +433,5 @@ def monomorphise(module: ast.Module, typing: Typing, datatypes: DataTypes | None
     datatypes = datatypes or DataTypes()
     mono = Monomorphiser(typing, datatypes)
     body = mono.module(module)
-    return ast.Program(body, datatypes, tuple(mono.warnings.values()))
+    warnings = sorted(mono.warnings.values(), key=lambda w: (w.span.file, w.span.line, w.span.col))
+    return ast.Program(body, datatypes, tuple(warnings))

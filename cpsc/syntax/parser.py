@@ -85,6 +85,44 @@ def strip_comments(text: str, file: str) -> str:
     return "".join(out)
 
 
+# The constructs of OCaml that FL leaves out, found by the word or sign that starts them (all
+# OCaml keywords or signs FL does not use, so no FL program contains them otherwise).
+_OUTSIDE_FL = re.compile(r"""
+    "(?:[^"\\]|\\.)*"                                   # string literal: skipped
+  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}))'   # char literal: skipped
+  | (?P<objects>\b(?:object|class|method|new|inherit|initializer|virtual|private)\b|\#(?=[a-z_]))
+  | (?P<modules>\b(?:functor|sig)\b|\bmodule\s+type\b|\(\s*(?:module|val)\b)
+  | (?P<variants>`[A-Za-z])
+  | (?P<labels>(?<![~\w])~[a-z_]|\?[a-z_(])
+  | (?P<lazy>\blazy\b)
+  | (?P<other>\b(?:external|include|constraint)\b)
+""", re.VERBOSE)
+
+_OUTSIDE_FL_MESSAGES = {
+    "objects": "objects are not part of FL",
+    "modules": "functors, signatures and first-class modules are not part of FL",
+    "variants": "polymorphic variants are not part of FL",
+    "labels": "labelled and optional arguments are not part of FL",
+    "lazy": "lazy values are not part of FL",
+    "other": "this construct ({}) is not part of FL",
+}
+
+
+def reject_outside_fl(text: str, file: str) -> None:
+    """A located diagnostic on the first construct of OCaml that FL leaves out (objects,
+    functors, polymorphic variants, labels, ...), rather than a parse error further on."""
+    for match in _OUTSIDE_FL.finditer(text):
+        kind = match.lastgroup
+        if kind is None:
+            continue
+        start = match.start(kind)
+        line = text.count("\n", 0, start) + 1
+        col = start - text.rfind("\n", 0, start)
+        word = match.group(kind)
+        span = Span(file, line, col, line, col + len(word.strip()))
+        raise CompileError(span, _OUTSIDE_FL_MESSAGES[kind].format(word.strip()))
+
+
 def _blank(comment: str) -> str:
     return re.sub(r"[^\n]", " ", comment)
 
@@ -200,7 +238,7 @@ class _ToAst:
         return ast.TypeDef(str(name), params, self._span((name, rest[-1])), fields=tuple(rest))
 
     def type_params(self, *names: Token) -> _TypeParams:
-        return _TypeParams(tuple(str(n) for n in names))
+        return _TypeParams(tuple(str(n) if n.type == "TYVAR" else f"'_{i}" for i, n in enumerate(names)))
 
     def constant_constr(self, name: Token) -> ast.ConstructorDecl:
         return ast.ConstructorDecl(str(name), (), self._tok_span(name))
@@ -208,6 +246,9 @@ class _ToAst:
     def constr_with_args(self, name: Token, *args: Any) -> ast.ConstructorDecl:
         types = tuple(a for a in args if not isinstance(a, Token))
         return ast.ConstructorDecl(str(name), types, self._span((name, types[-1])))
+
+    def gadt_constr(self, name: Token, type_expr: ast.TypeExpr) -> ast.ConstructorDecl:
+        raise CompileError(self._span((name, type_expr)), "GADTs (constructors declared with a type) are not part of FL")
 
     def field_decl(self, *parts: Any) -> ast.FieldDecl:
         mutable = isinstance(parts[0], Token) and parts[0].type == "MUTABLE"
@@ -610,6 +651,7 @@ class _ReturnAnnot:
 def parse_module(text: str, file: str) -> ast.Module:
     """Parse a whole FL source file, raising `CompileError` on a syntax error."""
     cleaned = strip_comments(text, file)
+    reject_outside_fl(cleaned, file)
     parser, builder = _parser()
     try:
         with _parsing:  # the one builder names the file in every span it makes

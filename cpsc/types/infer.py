@@ -606,7 +606,9 @@ class Inferencer:
 
     def immutable_record(self, expr: ast.Record) -> bool:
         keys = self.typing.fields.get(id(expr))
-        return bool(keys) and not self.decls.datatypes.types[self.decls.datatypes.fields[keys[0]].type_name].mutable
+        if not keys:
+            return False
+        return not self.decls.datatypes.types[self.decls.datatypes.fields[keys[0]].type_name].mutable
 
     def lower_to_current_level(self, t: Type) -> None:
         t = resolve(t)

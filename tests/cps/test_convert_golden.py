@@ -1,0 +1,42 @@
+"""Golden CPS conversion: `tests/cps/convert/*.fl` and the CPS IR `cpsc build --emit=cps -O1`
+gives for it (`.cps`). They show what a user sees of loops (a continuation whose parameter is
+the loop variable, jumped back to: no closure, no call per iteration) and of match (a
+decision tree of `switch`es on constructor tags). CPSC_UPDATE_GOLDEN=1 rewrites them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cpsc import driver
+from cpsc.cps.printer import print_program
+from cpsc.opt.pipeline import LEVELS
+
+PROGRAMS = sorted((Path(__file__).parent / "convert").glob("*.fl"))
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])
+def test_conversion_matches_golden(path: Path):
+    program = driver.front_end(path.read_text(), path.name)
+    cps, _ = driver.optimise(driver.to_cps(program), LEVELS[1], verify_each=True)
+    actual = print_program(cps)
+    golden = path.with_suffix(".cps")
+    if os.environ.get("CPSC_UPDATE_GOLDEN") == "1":
+        golden.write_text(actual)
+        return
+    assert actual == golden.read_text()
+
+
+def test_for_loop_is_a_loop_of_continuations():
+    text = (Path(__file__).parent / "convert" / "for_loop.cps").read_text()
+    body = text.split("fun sum_to", 1)[1].split("\nfun ", 1)[0]
+    assert "cont for_body(i: int) =" in body and "jump for_body(i.1)" in body
+    assert "closure" not in body and "apply" not in body
+
+
+def test_match_dispatches_with_switches_on_tags():
+    text = (Path(__file__).parent / "convert" / "match_switch.cps").read_text()
+    assert "switch tag [0: case.2, 1: case.3] default" in text
+    assert "is_block(op)" in text
