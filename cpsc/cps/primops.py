@@ -150,7 +150,7 @@ def _compare_partial_float(a: float, b: float) -> int:
 _GENERIC_SEMANTICS: dict[str, Any] = {
     "immediate": lambda k: k, "is_block": lambda v: isinstance(v, (tuple, list)),
     "immediate_value": lambda v: v, "phys_eq": builtins.physically_equal,
-    "array_make": builtins.array_make, "array_empty": lambda: [], "array_length": len,
+    "array_make": builtins.array_make, "array_empty": builtins.FlArray, "array_length": len,
     "array_get": builtins.array_get, "array_unsafe_get": lambda a, i: a[i],
     "array_set": builtins.array_set, "array_unsafe_set": builtins.DATA_PRIMITIVES["Array.unsafe_set"][1],
     "match_failure": _match_failure, "compare_partial_float": _compare_partial_float,

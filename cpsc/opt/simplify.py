@@ -21,7 +21,6 @@ from cpsc.cps.interp import switch_target
 from cpsc.cps.primops import PRIMOPS, evaluate, is_pure, never_returns
 from cpsc.cps.rewrite import (
     cont_uses,
-    function_references,
     label_census,
     rename_cont,
     rename_terminator,
@@ -87,10 +86,13 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
         if renaming and not renaming.keys().isdisjoint(ir.uses_of_value(v)):
             v = rename_value(v, renaming)
         if isinstance(v, ir.Field) and isinstance(v.record, ir.Var) and v.record.name in tuples:
-            known = tuples[v.record.name]
-            renaming[b.var.name] = known.items[v.index]
-            stats["fields of known tuples"] += 1
-            continue
+            # On a path that tests for another constructor (dead, then) a block's field may
+            # not exist or have another type: only a field that is there is folded.
+            items = tuples[v.record.name].items
+            if v.index < len(items) and items[v.index].type == b.var.type:
+                renaming[b.var.name] = items[v.index]
+                stats["fields of known blocks"] += 1
+                continue
         folded = _fold_primitive(v, b.var.type)
         if folded is not None:
             renaming[b.var.name] = folded
@@ -123,15 +125,14 @@ def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
     uses = use_census(program)
     changed: dict[str, ir.Cont] = {}
     for cont in program.conts.values():
-        live = tuple(b for b in cont.bindings if uses[b.var.name] or not _removable(b.value))
-        if len(live) != len(cont.bindings):
-            stats["dead values removed"] += len(cont.bindings) - len(live)
-            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, live, cont.terminator)
+        kept = tuple(b for b in cont.bindings if uses[b.var.name] or not _removable(b.value))
+        if len(kept) != len(cont.bindings):
+            stats["dead values removed"] += len(cont.bindings) - len(kept)
+            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, kept, cont.terminator)
     program = program.with_conts(changed)
-    references = function_references(program)
-    dead_functions = {f for f in program.functions if not references[f]}
-    reachable = {label for f in program.functions if f not in dead_functions
-                 for label in ir.function_conts(program, f)}
+    live = live_functions(program)
+    dead_functions = {f for f in program.functions if f not in live}
+    reachable = {label for f in live for label in ir.function_conts(program, f)}
     dead_conts = {label for label in program.conts if label not in reachable}
     if dead_functions or dead_conts:
         stats["dead functions removed"] += len(dead_functions)
@@ -144,6 +145,28 @@ def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
             conts = conts.discard(label)
         program = ir.Program(functions, conts, program.main, program.closed, program.globals)
     return program
+
+
+def live_functions(program: ir.Program) -> set[str]:
+    """The functions main can reach through the calls, tail calls and closures of reachable
+    continuations. (Counting references would keep a recursive function that only it names,
+    or that only dead code names, and then its parent could go while it stays.)"""
+    live = {program.main}
+    work = [program.main]
+    while work:
+        for label in ir.function_conts(program, work.pop()):
+            for g in _functions_named(program.conts[label]):
+                if g not in live:
+                    live.add(g)
+                    work.append(g)
+    return live
+
+
+def _functions_named(cont: ir.Cont) -> list[str]:
+    out = [b.value.function for b in cont.bindings if isinstance(b.value, (ir.Call, ir.MakeClosure))]
+    if isinstance(cont.terminator, ir.TailCall):
+        out.append(cont.terminator.function)
+    return out
 
 
 def _entries(program: ir.Program) -> set[str]:

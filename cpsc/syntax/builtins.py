@@ -152,13 +152,19 @@ def int_of_float(x: float) -> int:
     return int(x)
 
 
+class FlArray(list):  # type: ignore[type-arg]
+    """An FL array in the interpreters: a list (mutable), told apart from records so that
+    comparison orders arrays by length first, as OCaml does (records and constructor blocks
+    compare slot by slot, their tag first)."""
+
+
 UNORDERED = -(1 << 63)  # what a comparison that meets nan gives when not total (OCaml's UNORDERED)
 
 
 def compare_values(a: object, b: object, total: bool = True) -> int:
     """OCaml's `compare_val` on FL values as the interpreters hold them: immediates (ints,
-    bools, chars...) before blocks; blocks (tuples, records, arrays, constructors with their
-    tag first) by length, then component by component. Not `total`, a comparison involving
+    bools, chars...) before blocks; arrays by length, then element by element; other blocks
+    (tuples, records, constructors with their tag first) slot by slot. Not `total`, a comparison involving
     nan is `UNORDERED` (what `=`, `<`, ... build on); `compare` itself is total."""
     blocks = (tuple, list)
     if isinstance(a, blocks) or isinstance(b, blocks):
@@ -166,7 +172,7 @@ def compare_values(a: object, b: object, total: bool = True) -> int:
             return -1
         if not isinstance(b, blocks):
             return 1
-        if len(a) != len(b):
+        if isinstance(a, FlArray) and len(a) != len(b):
             return -1 if len(a) < len(b) else 1
         for x, y in zip(a, b):
             c = compare_values(x, y, total)
@@ -204,7 +210,7 @@ def check_index(length: int, index: int) -> None:
 def array_make(n: int, x: object) -> list[object]:
     if n < 0:
         raise FlRuntimeError('Invalid_argument("Array.make")')
-    return [x] * n
+    return FlArray([x] * n)
 
 
 def array_get(a: list[object], i: int) -> object:

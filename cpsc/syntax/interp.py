@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cpsc.syntax import ast
-from cpsc.syntax.builtins import DATA_PRIMITIVES, FlRuntimeError
+from cpsc.syntax.builtins import DATA_PRIMITIVES, FlArray, FlRuntimeError
 from cpsc.syntax.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, run_deep, unary
 
 
@@ -172,7 +172,7 @@ class Interpreter:
             record[self.datatypes.fields[expr.name].index] = self.eval(expr.value, env)
             return None
         if isinstance(expr, ast.ArrayLit):
-            return [self.eval(i, env) for i in expr.items]
+            return FlArray(self.eval(i, env) for i in expr.items)
         if isinstance(expr, (ast.While, ast.For)):
             self.loop(expr, env)
             return None

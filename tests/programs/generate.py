@@ -1,9 +1,12 @@
 """A hypothesis strategy for random, well-typed, terminating FL programs.
 
 Programs are built from typed expression generators, so every program type-checks by
-construction; recursion is bounded by a literal counter, so every program terminates. The
-generator covers what FL compiles today: ints, floats, bools, tuples, `let`, `if`, local and
-top-level functions, closures, partial application, higher-order calls and bounded `let rec`.
+construction; recursion and loops are bounded by literals, so every program terminates. The
+generator covers ints, floats, bools, tuples, `let`, `if`, local and top-level functions,
+closures, partial application, higher-order calls, bounded `let rec`, and data: a variant with
+constant and non-constant constructors matched with nested patterns, or-patterns and guards;
+a record with a mutable field; options; lists and the List functions; arrays; refs; `for` and
+`while` loops; and structural comparison of all of these.
 """
 
 from __future__ import annotations
@@ -44,9 +47,10 @@ class Generator:
 
     def expr(self, ty: str, scope: Scope, depth: int) -> str:
         leaves = ["literal"] + (["var"] if any(t == ty for _, t in scope.values) else [])
-        nodes = ["if", "let", "call", "lambda", "tuple"] + {INT: ["arith", "arith", "div", "conv", "minmax"],
-                                                          FLOAT: ["farith", "fconv"],
-                                                          BOOL: ["compare", "logic"]}[ty]
+        nodes = ["if", "let", "call", "lambda", "tuple"] + {
+            INT: ["arith", "arith", "div", "conv", "minmax", "match_shape", "list", "array", "loop", "option"],
+            FLOAT: ["farith", "fconv", "record"],
+            BOOL: ["compare", "logic", "data_compare"]}[ty]
         if not self.callable(scope, ty):
             nodes.remove("call")
         kind = self.choose(leaves if depth <= 0 else leaves + nodes)
@@ -144,6 +148,85 @@ class Generator:
                             f"({self.expr(BOOL, scope, depth)} || {self.expr(BOOL, scope, depth)})",
                             f"(not {self.expr(BOOL, scope, depth)})"])
 
+    # ---------------------------------------------------------------- data
+    def shape(self, scope: Scope, depth: int) -> str:
+        """A value of `shape` (declared by `DECLARATIONS`)."""
+        return self.choose(["Sa", "Se", f"(Sb {self.expr(INT, scope, depth)})",
+                            f"(Sc ({self.expr(INT, scope, depth)}, {self.expr(BOOL, scope, depth)}))",
+                            f"(Sd {self.expr(FLOAT, scope, depth)})",
+                            f"(Sf (Sb {self.expr(INT, scope, depth)}))"])
+
+    def gen_match_shape(self, ty: str, scope: Scope, depth: int) -> str:
+        n, b, f, inner = scope.fresh("n"), scope.fresh("b"), scope.fresh("f"), scope.fresh("s")
+        limit = self.draw(st.integers(-5, 5))
+        with_n = scope.extended([(n, INT)])
+        cases = [f"| Sa | Se -> {self.expr(INT, scope, depth)}",
+                 f"| Sb {n} when {n} > {limit} -> {self.expr(INT, with_n, depth)}",
+                 f"| Sb {n} -> {self.expr(INT, with_n, depth)}",
+                 f"| Sc ({n}, {b}) -> if {b} then {n} else {self.expr(INT, scope, depth)}",
+                 f"| Sd {f} -> int_of_float (floor (abs_float {f}))",
+                 f"| Sf (Sb {n} | Sc ({n}, _)) -> {n}",
+                 f"| Sf {inner} -> (match {inner} with Sa -> 1 | _ -> 2)"]
+        return f"(match {self.shape(scope, depth)} with {' '.join(cases)})"
+
+    def int_list(self, scope: Scope, depth: int) -> str:
+        items = [self.expr(INT, scope, depth) for _ in range(self.draw(st.integers(0, 4)))]
+        literal = "[" + "; ".join(items) + "]"
+        return self.choose([literal, f"({self.expr(INT, scope, depth)} :: {literal})",
+                            f"(List.map (fun x -> x * 2) {literal})", f"(List.rev {literal})",
+                            f"(List.filter (fun x -> x > 0) {literal})", f"({literal} @ [1])",
+                            f"(List.sort compare {literal})"])
+
+    def gen_list(self, ty: str, scope: Scope, depth: int) -> str:
+        items = self.int_list(scope, depth)
+        x, rest = scope.fresh("x"), scope.fresh("rest")
+        return self.choose([f"(List.fold_left ( + ) 0 {items})", f"(List.length {items})",
+                            f"(match {items} with [] -> {self.expr(INT, scope, depth)} | [{x}] -> {x} "
+                            f"| {x} :: {rest} -> {x} - List.length {rest})"])
+
+    def gen_array(self, ty: str, scope: Scope, depth: int) -> str:
+        a = scope.fresh("arr")
+        size = self.draw(st.integers(1, 4))
+        i, j = self.draw(st.integers(0, size - 1)), self.draw(st.integers(0, size - 1))
+        return (f"(let {a} = Array.make {size} {self.expr(INT, scope, depth)} in "
+                f"{a}.({i}) <- {self.expr(INT, scope, depth)}; {a}.({j}) + Array.length {a})")
+
+    def gen_loop(self, ty: str, scope: Scope, depth: int) -> str:
+        r, i = scope.fresh("r"), scope.fresh("i")
+        start, stop = self.draw(st.integers(-2, 3)), self.draw(st.integers(-2, 5))
+        body = self.expr(INT, scope.extended([(i, INT)]), depth)
+        if self.draw(st.booleans()):
+            direction = self.choose(["to", "downto"])
+            return f"(let {r} = ref 0 in for {i} = {start} {direction} {stop} do {r} := !{r} + {body} done; !{r})"
+        return (f"(let {r} = ref 0 in let {i} = ref ({start}) in "
+                f"while !{i} < {stop} do {r} := !{r} lxor {self.expr(INT, scope, depth)}; incr {i} done; !{r})")
+
+    def gen_option(self, ty: str, scope: Scope, depth: int) -> str:
+        x = scope.fresh("x")
+        option = f"(if {self.expr(BOOL, scope, depth)} then Some {self.expr(INT, scope, depth)} else None)"
+        return f"(match {option} with Some {x} -> {x} | None -> {self.expr(INT, scope, depth)})"
+
+    def gen_record(self, ty: str, scope: Scope, depth: int) -> str:
+        r = scope.fresh("rc")
+        value = (f"{{ fa = {self.expr(INT, scope, depth)}; fb = {self.expr(FLOAT, scope, depth)}; "
+                 f"fc = {self.expr(BOOL, scope, depth)} }}")
+        return (f"(let {r} = {value} in {r}.fb <- {r}.fb +. {self.expr(FLOAT, scope, depth)}; "
+                f"if {r}.fc then {r}.fb else float_of_int {r}.fa)")
+
+    def gen_data_compare(self, ty: str, scope: Scope, depth: int) -> str:
+        op = self.choose(["=", "<>", "<", ">", "<=", ">="])
+        kind = self.choose(["shape", "list", "pair", "option"])
+        if kind == "shape":
+            a, b = self.shape(scope, depth), self.shape(scope, depth)
+        elif kind == "list":
+            a, b = self.int_list(scope, depth), self.int_list(scope, depth)
+        elif kind == "pair":
+            a = f"({self.expr(FLOAT, scope, depth)}, {self.expr(INT, scope, depth)})"
+            b = f"({self.expr(FLOAT, scope, depth)}, {self.expr(INT, scope, depth)})"
+        else:
+            a, b = f"(Some {self.shape(scope, depth)})", self.choose(["None", f"(Some {self.shape(scope, depth)})"])
+        return self.choose([f"({a} {op} {b})", f"(compare {a} {b} {op} 0)"])
+
     # ---------------------------------------------------------------- top level
     def function(self, scope: Scope) -> tuple[str, Scope]:
         name = scope.fresh("fn")
@@ -176,11 +259,15 @@ class Generator:
         return f"let () = {show}; print_newline ()"
 
 
+DECLARATIONS = """type shape = Sa | Sb of int | Sc of int * bool | Sd of float | Se | Sf of shape
+type rcd = { fa : int; mutable fb : float; fc : bool }"""
+
+
 @st.composite
 def programs(draw: st.DrawFn) -> str:
     gen = Generator(draw)
     scope = Scope()
-    lines = []
+    lines = [DECLARATIONS]
     for _ in range(draw(st.integers(1, 6))):
         kind = draw(st.sampled_from(["value", "function", "recursive", "print", "print"]))
         if kind == "value":
