@@ -78,10 +78,37 @@ def ordinary(lines: int) -> str:
     return "".join(ORDINARY_BLOCK.format(n=n) for n in range(max(1, lines // block_lines)))
 
 
+def big_match(lines: int) -> str:
+    """One variant type of about lines/2 constructors and one `function` matching each."""
+    count = max(2, (lines - 4) // 2)
+    out = ["type t ="]
+    out += [f"  | C{i}" if i % 2 == 0 else f"  | C{i} of int * string" for i in range(count)]
+    out.append("let f = function")
+    out += [f"  | C{i} -> {i}" if i % 2 == 0 else f"  | C{i} (x, s) -> x + String.length s + {i}" for i in range(count)]
+    last = count - 1 if count % 2 == 0 else count - 2
+    out.append(f'let () = print_int (f C0 + f (C{last} (1, "ab")))')
+    return "\n".join(out) + "\n"
+
+
+RECORD_BLOCK = """\
+type r{n} = {{ a{n} : int; mutable b{n} : float; c{n} : string }}
+let make{n} i = {{ a{n} = i; b{n} = float_of_int i; c{n} = string_of_int i }}
+let bump{n} r = r.b{n} <- r.b{n} +. 1.5; {{ r with a{n} = r.a{n} + 1 }}
+let () = let r = bump{n} (make{n} {n}) in print_int (r.a{n} + String.length r.c{n}); print_newline ()
+"""
+
+
+def records(lines: int) -> str:
+    """Record types, each made, updated in place and copied with `{ r with ... }`."""
+    return "".join(RECORD_BLOCK.format(n=n) for n in range(max(1, lines // 4)))
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "toplevel_lets": toplevel_lets,
     "functions": functions,
     "let_chain": let_chain,
     "nesting": nesting,
     "ordinary": ordinary,
+    "big_match": big_match,
+    "records": records,
 }

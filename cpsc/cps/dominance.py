@@ -9,7 +9,7 @@ where a set of dominators per node costs quadratic time and memory on long chain
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 
 class Dominators:
@@ -32,21 +32,20 @@ class Dominators:
 
 def reverse_postorder(entry: str, successors: Callable[[str], Sequence[str]]) -> list[str]:
     """The nodes reachable from `entry`, each after all its predecessors but along back edges
-    (depth first, with an explicit stack: graphs may be 100,000 blocks long)."""
+    (depth first, with an explicit stack: graphs may be 100,000 blocks long). Each node's
+    successors are asked for once: a switch may have thousands."""
     seen = {entry}
     postorder: list[str] = []
-    stack: list[tuple[str, int]] = [(entry, 0)]
+    stack: list[tuple[str, Iterator[str]]] = [(entry, iter(successors(entry)))]
     while stack:
-        label, next_child = stack.pop()
-        children = successors(label)
-        if next_child < len(children):
-            stack.append((label, next_child + 1))
-            child = children[next_child]
-            if child not in seen:
-                seen.add(child)
-                stack.append((child, 0))
-        else:
+        label, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
             postorder.append(label)
+        elif child not in seen:
+            seen.add(child)
+            stack.append((child, iter(successors(child))))
     postorder.reverse()
     return postorder
 

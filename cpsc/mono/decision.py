@@ -146,48 +146,50 @@ class Compiler:
         return None if isinstance(p, (ast.PWild, ast.PUnit)) else p
 
     def switch(self, rows: list[_Row], occurrences: list[Occurrence], column: int) -> Tree:
+        """Specialise the matrix by each head of `column`, in one pass over the rows (a
+        wildcard row goes to every head and to the default)."""
         occ = occurrences[column]
         rest = occurrences[:column] + occurrences[column + 1:]
         kind, heads = self.heads(rows, column, occ.type)
-        cases = []
-        for head in heads:
-            args = self.arguments(occ, kind, head)
-            specialised = []
-            for row in rows:
-                sub = self.specialise(row.patterns[column], kind, head, len(args))
-                if sub is not None:
-                    rest_patterns = row.patterns[:column] + row.patterns[column + 1:]
-                    specialised.append(_Row(sub + rest_patterns, row.bindings, row.case))
-            cases.append((head, tuple(args), self.compile(specialised, list(args) + rest)))
-        default = None
-        if not self.complete(kind, heads, occ.type):
-            others = [_Row(r.patterns[:column] + r.patterns[column + 1:], r.bindings, r.case)
-                      for r in rows if r.patterns[column] is None]
-            default = self.compile(others, rest)
-        return Switch(occ, kind, tuple(cases), default)
+        arguments = {head: self.arguments(occ, kind, head) for head in heads}
+        specialised: dict[object, list[_Row]] = {head: [] for head in heads}
+        others: list[_Row] = []
+        for row in rows:
+            p = row.patterns[column]
+            rest_patterns = row.patterns[:column] + row.patterns[column + 1:]
+            if p is None:
+                for head in heads:
+                    specialised[head].append(_Row([None] * len(arguments[head]) + rest_patterns, row.bindings,
+                                                  row.case))
+                others.append(_Row(rest_patterns, row.bindings, row.case))
+            else:
+                head = _head(p)
+                sub = self.specialise(p, len(arguments[head]))
+                specialised[head].append(_Row(sub + rest_patterns, row.bindings, row.case))
+        cases = tuple((head, tuple(arguments[head]), self.compile(specialised[head], arguments[head] + rest))
+                      for head in heads)
+        default = None if self.complete(kind, heads, occ.type) else self.compile(others, rest)
+        return Switch(occ, kind, cases, default)
 
     def heads(self, rows: list[_Row], column: int, t: TCon) -> tuple[str, list[object]]:
-        heads: list[object] = []
+        """The kind of test `column` needs and its heads (constructors in declaration order)."""
+        seen: dict[object, None] = {}
         kind = "constant"
         for row in rows:
             p = row.patterns[column]
-            head: object
             if p is None:
                 continue
             if isinstance(p, (ast.PTuple, ast.PRecord)):
                 return "product", [None]
             if isinstance(p, ast.PConstruct):
-                kind, head = "constructor", p.name
+                kind = "constructor"
             elif isinstance(p, ast.PConst) and p.kind == "bool":
-                kind, head = "bool", p.value
-            else:
-                assert isinstance(p, ast.PConst), p
-                head = p.value
-            if head not in heads:
-                heads.append(head)
+                kind = "bool"
+            seen.setdefault(_head(p))
+        heads = list(seen)
         if kind == "constructor":
-            order = [c.key for c in self.datatypes.types[t.name].constructors]
-            heads.sort(key=lambda h: order.index(str(h)))
+            position = {c.key: i for i, c in enumerate(self.datatypes.types[t.name].constructors)}
+            heads.sort(key=lambda h: position[str(h)])
         return kind, heads
 
     def arguments(self, occ: Occurrence, kind: str, head: object) -> list[Occurrence]:
@@ -203,18 +205,15 @@ class Compiler:
             types = []
         return [self.occurrence(a, occ, head, i) for i, a in enumerate(types)]  # type: ignore[arg-type]
 
-    def specialise(self, p: ast.Pattern | None, kind: str, head: object, arity: int) -> list[ast.Pattern | None] | None:
-        """The row's patterns for the head's arguments, or None when the row cannot match it."""
-        if p is None:
-            return [None] * arity
+    def specialise(self, p: ast.Pattern, arity: int) -> list[ast.Pattern | None]:
+        """The patterns of the head's arguments in a row whose pattern has that head."""
         if isinstance(p, ast.PTuple):
             return list(p.items)
         if isinstance(p, ast.PRecord):
             return self.record_fields(p, arity)
         if isinstance(p, ast.PConstruct):
-            return list(p.args) if p.name == head else None
-        assert isinstance(p, ast.PConst)
-        return [] if p.value == head and (kind != "bool" or p.value is head) else None
+            return list(p.args)
+        return []
 
     def record_fields(self, p: ast.PRecord, arity: int) -> list[ast.Pattern | None]:
         out: list[ast.Pattern | None] = [None] * arity
@@ -230,6 +229,16 @@ class Compiler:
         if kind == "constructor":
             return len(heads) == len(self.datatypes.types[t.name].constructors)
         return t.name == "char" and len(heads) == 256
+
+
+def _head(p: ast.Pattern) -> object:
+    """What a (normalised, refutable) pattern tests its value for."""
+    if isinstance(p, (ast.PTuple, ast.PRecord)):
+        return None
+    if isinstance(p, ast.PConstruct):
+        return p.name
+    assert isinstance(p, ast.PConst), p
+    return p.value
 
 
 # ---------------------------------------------------------------------- entry point

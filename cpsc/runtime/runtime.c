@@ -37,7 +37,26 @@ static void out_write(const char *bytes, size_t n) {
     out_used += n;
 }
 
-void *fl_alloc(int64_t bytes) { return GC_malloc((size_t)bytes); }
+/* Small blocks come from free lists, one per size in 16-byte granules, refilled a batch at a
+   time by GC_malloc_many: on the binary-trees benchmark (depth 20) this took 7.0 s against
+   10.3 s for a GC_malloc per block (docs/representation.md has the figures). Only the program's
+   thread allocates, so the lists need no lock; they live in static data, which the collector
+   scans, so the blocks waiting in them are not collected. */
+#define SMALL_GRANULES 16
+static void *free_lists[SMALL_GRANULES + 1];
+
+void *fl_alloc(int64_t bytes) {
+    size_t granules = ((size_t)bytes + 15) >> 4;
+    if (granules > SMALL_GRANULES) return GC_malloc((size_t)bytes);
+    void *block = free_lists[granules];
+    if (block == NULL) {
+        block = GC_malloc_many(granules << 4);
+        if (block == NULL) { fprintf(stderr, "Fatal error: out of memory\n"); exit(2); }
+    }
+    free_lists[granules] = GC_NEXT(block);
+    GC_NEXT(block) = NULL;
+    return block;
+}
 
 /* A block with no pointer in it (only numbers, chars, immediates): never scanned. */
 void *fl_alloc_atomic(int64_t bytes) { return GC_malloc_atomic((size_t)bytes); }
@@ -241,6 +260,9 @@ static void *run_program(void *program) {
    (cpsc/llvm/jit.py) with the address of the JIT-compiled fl_program. */
 int fl_run(void (*program)(void)) {
     GC_INIT();
+    /* Grow the heap rather than collect as often (the default divisor is 3): 1.5x faster on
+       allocation-heavy programs for 1.6x the memory (docs/representation.md). */
+    GC_set_free_space_divisor(2);
     struct sigaction action = { 0 };
     action.sa_sigaction = on_segv;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
