@@ -59,7 +59,10 @@ class ModuleLowering:
             self.runtime[name].attributes.add("noreturn")
         self.functions: dict[str, ll.Function] = {}
         self.strings: dict[str, ll.GlobalVariable] = {}
-        self.static_tuples: set[int] = set()  # ids of the globals made by `static_tuple`
+        # ids of the LLVM values known at compile time beside literals: the globals made by
+        # `static_tuple` and constant immediates (kept alive in `constants`, so ids stay unique)
+        self.static_tuples: set[int] = set()
+        self.constants: list[ll.Value] = []
         self.global_slots = {name: i for i, (name, _) in enumerate(module.globals)}
         self.globals_record = ll.GlobalVariable(self.module, PTR, "fl_globals")  # defined by the runtime
         for f in module.functions:
@@ -91,6 +94,10 @@ class ModuleLowering:
         slots = [I64(item.constant) if item.type in (I1, I8) else item for item in items]
         init = ll.Constant.literal_struct(slots)
         g = ll.GlobalVariable(self.module, init.type, f"tuple.{len(self.static_tuples)}")
+        # llvmlite types a global as a pointer to its initializer's type, and prints that type
+        # in full wherever the global is used: a static list of n cells would print types n
+        # deep. The code only ever uses it as an opaque `ptr`.
+        g.type = PTR
         g.initializer, g.global_constant, g.linkage = init, True, "private"
         self.static_tuples.add(id(g))
         return g
@@ -184,16 +191,17 @@ class FunctionLowering:
             return b.call(_Callee(code, fnty), [closure] + [self.operand(a) for a in v.args], cconv="tailcc")
         if isinstance(v, cps.MakeClosure):
             return self.allocate([self.owner.functions[v.function]] + [self.operand(c) for c in v.captured])
-        if isinstance(v, cps.MakeTuple):
-            items = [self.operand(i) for i in v.items]
-            if all(isinstance(i, cps.Const) or id(item) in self.owner.static_tuples for i, item in zip(v.items, items)):
+        if isinstance(v, (cps.MakeTuple, cps.MakeBlock)):
+            operands = v.items
+            items = [self.operand(i) for i in operands]
+            mutable = isinstance(v, cps.MakeBlock) and v.mutable
+            if not mutable and all(isinstance(i, cps.Const) or id(item) in self.owner.static_tuples
+                                   for i, item in zip(operands, items)):
                 return self.owner.static_tuple(items)  # type: ignore[arg-type]
             return self.allocate(items)
         if isinstance(v, cps.Field):
             offset = 1 if v.record.type.name == "->" else 0  # a closure's slot 0 holds its code
             return b.load(self.slot(self.operand(v.record), v.index + offset), typ=lltype(var.type))
-        if isinstance(v, cps.MakeBlock):
-            return self.allocate([self.operand(i) for i in v.items])
         if isinstance(v, cps.SetField):
             b.store(self.operand(v.value), self.slot(self.operand(v.record), v.index))
             return I8(0)
@@ -384,6 +392,11 @@ class _Callee:
 def _immediate(f: FunctionLowering, args: list[ll.Value], result: TCon) -> ll.Value:
     """Constant constructor k is the odd number 2k+1: never a pointer the collector follows,
     and told from a block (even, aligned) by its low bit."""
+    if isinstance(args[0], ll.Constant) and isinstance(args[0].constant, int):
+        constant = ll.Constant(I64, 2 * args[0].constant + 1).inttoptr(PTR)
+        f.owner.constants.append(constant)
+        f.owner.static_tuples.add(id(constant))  # a constant, so blocks of it can be static
+        return constant
     b = f.builder
     return b.inttoptr(b.add(b.shl(args[0], I64(1)), I64(1)), PTR)
 
