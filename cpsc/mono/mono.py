@@ -18,6 +18,7 @@ from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataTypes
 from cpsc.types.infer import Scheme, Typing, constructor_arguments
+from cpsc.types.prelude import PRELUDE_FILE
 from cpsc.types.types import UNIT, TCon, TVar, Type, resolve, show
 
 
@@ -56,6 +57,9 @@ class Monomorphiser:
         self.datatypes = datatypes
         self.warnings: dict[tuple[object, str], CompileError] = {}
         self.fresh_names = 0
+        # While only looking for warnings in code the program does not use (see `check_unused`):
+        # nothing is marked used and no instance is made.
+        self.checking = False
 
     # ---------------------------------------------------------------- types
     def ground(self, t: Type, subst: dict[int, Type]) -> Type:
@@ -236,8 +240,8 @@ class Monomorphiser:
         entry = env.get(e.name, e.name)
         name = entry if isinstance(entry, str) else e.name
         if isinstance(entry, _Monomorphic):
-            entry.used = True
-        elif isinstance(entry, _PolyGroup):
+            entry.used = entry.used or not self.checking
+        elif isinstance(entry, _PolyGroup) and not self.checking:
             scheme, instance = self.typing.instances[id(e)]
             by_var = {v.id: self.ground(t, subst) for v, t in zip(scheme.quantified, instance)}
             key = tuple(by_var.get(v.id, UNIT) for v in entry.quantified)
@@ -296,9 +300,26 @@ class Monomorphiser:
                 done[id(binding)] = ast.Binding(self.pattern(binding.pattern, subst, {}), value, binding.span)
                 progress = let.is_rec
         out = [done[id(b)] for b in pending if id(b) in done]
+        self.check_unused([b for b in pending if id(b) not in done], env, subst)
         for group in scope.groups:
+            if not group.instances:
+                self.check_unused([b for b in let.bindings if group.members[0] in ast.pattern_names(b.pattern)],
+                                  env, subst)
             out.extend(self.instances(group, let.bindings, env, subst, let.is_rec))
         return out
+
+    def check_unused(self, bindings: list[ast.Binding], env: Scope[_Entry], subst: dict[int, Type]) -> None:
+        """Warnings (a non-exhaustive match...) in functions of the user's program that nothing
+        uses, so dropped: OCaml gives them whether or not a function is used. Its type
+        variables are taken as unit, as for code that is used."""
+        saved = self.checking
+        self.checking = True
+        try:
+            for binding in bindings:
+                if binding.span.file != PRELUDE_FILE:
+                    self.expr(binding.value, env, subst)
+        finally:
+            self.checking = saved
 
     def poly_groups(self, is_rec: bool, bindings: tuple[ast.Binding, ...]) -> list[_PolyGroup]:
         schemes: list[tuple[str, Scheme]] = []
