@@ -187,7 +187,7 @@ void *fl_array_make(int64_t n, int64_t bits, int64_t atomic) {
 }
 
 fl_string *fl_string_make(int64_t n, int8_t c) {
-    if (n < 0) invalid_argument("String.create");
+    if (n < 0) invalid_argument("Bytes.create");
     fl_string *s = GC_malloc_atomic(sizeof(fl_string) + (size_t)n + 1);
     s->length = n;
     memset(s->bytes, c, (size_t)n);

@@ -230,7 +230,7 @@ def string_get(s: str, i: int) -> str:
 
 def string_make(n: int, c: str) -> str:
     if n < 0:
-        raise FlRuntimeError('Invalid_argument("String.create")')
+        raise FlRuntimeError('Invalid_argument("Bytes.create")')
     return c * n
 
 
