@@ -123,6 +123,42 @@ def reject_outside_fl(text: str, file: str) -> None:
         raise CompileError(span, _OUTSIDE_FL_MESSAGES[kind].format(word.strip()))
 
 
+# What the attribute scanner steps over or acts on: literals, attribute openings, brackets.
+_ATTRIBUTE_SCAN = re.compile(r"""
+    "(?:[^"\\]|\\.)*"
+  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}))'
+  | \[@{1,3}
+  | [\[\]]
+""", re.VERBOSE)
+
+
+def strip_attributes(text: str) -> str:
+    """Blank out attributes `[@...]`, `[@@...]` and `[@@@...]` (nested brackets and strings
+    included), which FL accepts and ignores, keeping every line and column in place."""
+    if "[@" not in text:
+        return text
+    out: list[str] = []
+    copied = 0
+    opened = -1  # where the attribute being skipped starts
+    depth = 0
+    for match in _ATTRIBUTE_SCAN.finditer(text):
+        token = match.group()
+        if opened < 0:
+            if token.startswith("[@"):
+                opened, depth = match.start(), 1
+            continue
+        if token.startswith("["):
+            depth += 1
+        elif token == "]":
+            depth -= 1
+            if depth == 0:
+                out.append(text[copied:opened])
+                out.append(_blank(text[opened:match.end()]))
+                copied, opened = match.end(), -1
+    out.append(text[copied:])
+    return "".join(out)
+
+
 def _blank(comment: str) -> str:
     return re.sub(r"[^\n]", " ", comment)
 
@@ -429,9 +465,9 @@ class _ToAst:
     def binop(self, left: ast.Expr, op: Token, right: ast.Expr) -> ast.Expr:
         span = self._span((left, right))
         name = str(op)
-        if name == "&&":
+        if name in ("&&", "&"):
             return ast.If(left, right, ast.Const(False, "bool", span), span)
-        if name == "||":
+        if name in ("||", "or"):
             return ast.If(left, ast.Const(True, "bool", span), right, span)
         if name == "<-":
             return self.assignment(left, right, span)
@@ -650,7 +686,7 @@ class _ReturnAnnot:
 
 def parse_module(text: str, file: str) -> ast.Module:
     """Parse a whole FL source file, raising `CompileError` on a syntax error."""
-    cleaned = strip_comments(text, file)
+    cleaned = strip_attributes(strip_comments(text, file))
     reject_outside_fl(cleaned, file)
     parser, builder = _parser()
     try:
