@@ -295,11 +295,8 @@ class _ToAst:
         span = expr.span
         return ast.LetDecl(False, (ast.Binding(ast.PWild(span), expr, span),), span)
 
-    def declaration(self, decl: ast.LetDecl) -> ast.LetDecl:
+    def declaration(self, decl: Any) -> Any:
         return decl
-
-    def decl_then_expr(self, decl: ast.LetDecl, expr: ast.LetDecl) -> list[ast.LetDecl]:
-        return [decl, expr]
 
     def let_decl(self, *parts: Any) -> ast.LetDecl:
         is_rec, bindings = self._rec_bindings(parts)
