@@ -39,7 +39,9 @@ _add("neg_int", (INT,), INT, "~-")
 for _name, _src in [("add", "+."), ("sub", "-."), ("mul", "*."), ("div", "/."), ("pow", "**")]:
     _add(f"{_name}_float", (FLOAT, FLOAT), FLOAT, _src)
 _add("neg_float", (FLOAT,), FLOAT, "~-.")
-for _name in ("sqrt", "exp", "log", "sin", "cos", "floor", "abs_float"):
+_add("atan2", (FLOAT, FLOAT), FLOAT, "atan2")
+_add("mod_float", (FLOAT, FLOAT), FLOAT, "mod_float")
+for _name in ("sqrt", "exp", "log", "sin", "cos", "floor", "abs_float", "tan", "atan", "ceil", "log10"):
     _add(_name, (FLOAT,), FLOAT, _name)
 _add("float_of_int", (INT,), FLOAT, "float_of_int")
 _add("int_of_float", (FLOAT,), INT, "int_of_float")

@@ -36,6 +36,8 @@ RUNTIME = {
     "fl_invalid_arg": (VOID, [PTR]), "fl_not_found": (VOID, []),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
+    "tan": (F64, [F64]), "atan": (F64, [F64]), "ceil": (F64, [F64]), "log10": (F64, [F64]),
+    "atan2": (F64, [F64, F64]), "fmod": (F64, [F64, F64]),
 }
 
 ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
@@ -256,9 +258,11 @@ class FunctionLowering:
             return b.fneg(args[0])
         if op == "not":
             return b.xor(args[0], I1(1))
+        if op == "mod_float":
+            return self.rt("fmod", *args)
         if op == "pow_float":
             return self.rt("pow", *args)
-        if op in ("sqrt", "exp", "log", "sin", "cos", "floor"):
+        if op in ("sqrt", "exp", "log", "sin", "cos", "floor", "tan", "atan", "ceil", "log10", "atan2"):
             return self.rt(op, *args)
         if op == "abs_float":
             return self.rt("fabs", *args)

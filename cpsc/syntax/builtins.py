@@ -29,6 +29,8 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "int_of_float": "float -> int", "sqrt": "float -> float", "exp": "float -> float",
     "log": "float -> float", "sin": "float -> float", "cos": "float -> float",
     "floor": "float -> float", "abs_float": "float -> float", "exit": "int -> 'a",
+    "tan": "float -> float", "atan": "float -> float", "ceil": "float -> float", "log10": "float -> float",
+    "atan2": "float -> float -> float", "mod_float": "float -> float -> float",
     "flush_stdout": "unit -> unit",
     "Array.make": "int -> 'a -> 'a array", "Array.length": "'a array -> int",
     "Array.get": "'a array -> int -> 'a", "Array.set": "'a array -> int -> 'a -> unit",
@@ -142,8 +144,35 @@ def float_unary(name: str, x: float) -> float:
     raise ValueError(name)
 
 
+def float_libm(name: str, x: float) -> float:
+    """tan, atan, ceil and log10 with the C library's results where Python's math raises."""
+    try:
+        if name == "ceil":
+            return _signed_zero(float(math.ceil(x)), x) if math.isfinite(x) else x
+        if name == "log10":
+            if x == 0:
+                return -math.inf
+            return math.log10(x) if x > 0 else math.nan
+        return math.tan(x) if name == "tan" else math.atan(x)
+    except (ValueError, OverflowError):
+        return math.nan
+
+
+def float_mod(a: float, b: float) -> float:
+    """C's fmod (OCaml's mod_float): the result has the sign of `a`."""
+    if math.isnan(a) or math.isnan(b) or math.isinf(a) or b == 0:
+        return math.nan
+    return math.fmod(a, b)
+
+
+def _signed_zero(result: float, x: float) -> float:
+    """C's floor and ceil keep the sign of a zero result (ceil(-0.5) is -0.); Python's
+    integers have no -0."""
+    return math.copysign(0.0, x) if result == 0 else result
+
+
 def float_floor(x: float) -> float:
-    return float(math.floor(x)) if math.isfinite(x) else x
+    return _signed_zero(float(math.floor(x)), x) if math.isfinite(x) else x
 
 
 def int_of_float(x: float) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +52,10 @@ def float_op(name: str, a: float, c: float) -> float:
         return a * c
     if name == "/.":
         return b.float_div(a, c)
+    if name == "atan2":
+        return math.atan2(a, c)
+    if name == "mod_float":
+        return b.float_mod(a, c)
     return b.float_pow(a, c)
 
 
@@ -99,6 +104,8 @@ PURE_UNARY: dict[str, Callable[[Any], Any]] = {
     "~-": lambda x: b.wrap(-x), "~-.": lambda x: -x, "not": lambda x: not x,
     "string_of_int": str, "string_of_float": b.format_float, "float_of_int": float,
     "int_of_float": b.int_of_float, "floor": b.float_floor,
+    "tan": lambda x: b.float_libm("tan", x), "atan": lambda x: b.float_libm("atan", x),
+    "ceil": lambda x: b.float_libm("ceil", x), "log10": lambda x: b.float_libm("log10", x),
     "abs_float": abs,
     "sqrt": lambda x: b.float_unary("sqrt", x), "exp": lambda x: b.float_unary("exp", x),
     "log": lambda x: b.float_unary("log", x), "sin": lambda x: b.float_unary("sin", x),
@@ -116,6 +123,6 @@ def binary(name: str, x: Any, y: Any) -> Any:
     return float_op(name, x, y)
 
 
-BINARY_NAMES = frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**"}
+BINARY_NAMES = frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**", "atan2", "mod_float"}
 UNARY_NAMES = frozenset(PURE_UNARY) | {"print_int", "print_float", "print_string", "print_char",
                                        "flush_stdout", "exit"}
