@@ -50,7 +50,7 @@ _add("string_of_float", (FLOAT,), STRING, "string_of_float")
 _add("concat_string", (STRING, STRING), STRING, "^")
 _add("not", (BOOL,), BOOL, "not")
 for _name, _t in [("print_int", INT), ("print_float", FLOAT), ("print_string", STRING),
-                  ("print_char", CHAR), ("flush_stdout", UNIT)]:
+                  ("print_char", CHAR), ("flush_stdout", UNIT), ("prerr_string", STRING)]:
     _add(_name, (_t,), UNIT, _name, pure=False)
 
 COMPARISON_NAMES = {"=": "eq", "<>": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge",

@@ -23,7 +23,7 @@ VOID = ll.VoidType()
 
 RUNTIME = {
     "fl_alloc": (PTR, [I64]), "fl_print_int": (VOID, [I64]), "fl_print_char": (VOID, [I8]),
-    "fl_print_string": (VOID, [PTR]), "fl_print_float": (VOID, [F64]), "fl_flush": (VOID, []),
+    "fl_print_string": (VOID, [PTR]), "fl_prerr_string": (VOID, [PTR]), "fl_print_float": (VOID, [F64]), "fl_flush": (VOID, []),
     "fl_string_of_int": (PTR, [I64]), "fl_string_of_float": (PTR, [F64]),
     "fl_concat": (PTR, [PTR, PTR]), "fl_compare_string": (I64, [PTR, PTR]),
     "fl_compare_float": (I64, [F64, F64]), "fl_int_of_float": (I64, [F64]),
@@ -278,7 +278,7 @@ class FunctionLowering:
             return self.rt("fl_concat", *args)
         if op == "select_compare":
             return b.select(b.icmp_signed("!=", args[0], I64(0)), args[0], args[1])
-        if op in ("print_int", "print_float", "print_string", "print_char"):
+        if op in ("print_int", "print_float", "print_string", "print_char", "prerr_string"):
             self.rt("fl_" + op, *args)
             return I8(0)
         if op == "flush_stdout":

@@ -79,6 +79,9 @@ void fl_print_int(int64_t x) { char b[32]; int n = snprintf(b, sizeof b, "%lld",
 void fl_print_char(int8_t c) { char ch = (char)c; out_write(&ch, 1); }
 void fl_print_string(fl_string *s) { out_write(s->bytes, (size_t)s->length); }
 
+/* stderr is written at once (what OCaml's stderr shows by the time the program ends). */
+void fl_prerr_string(fl_string *s) { fwrite(s->bytes, 1, (size_t)s->length, stderr); }
+
 static int format_float(double x, char *b, size_t size) {
     if (isnan(x)) return snprintf(b, size, "nan");
     if (isinf(x)) return snprintf(b, size, x > 0 ? "inf" : "-inf");

@@ -20,22 +20,33 @@ class Outcome:
     status: int = 0
 
 
+class Output(list):  # type: ignore[type-arg]
+    """What a program prints on stdout (the list), with what it prints on stderr beside."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.err: list[str] = []
+
+
 @dataclass
 class Machine:
     """The state an interpreted program prints to."""
 
-    out: list[str] = field(default_factory=list)
+    out: Output = field(default_factory=Output)
 
     def finish(self, run: Callable[[], Any]) -> Outcome:
         try:
             run()
         except b.FlExit as done:
-            return Outcome("".join(self.out), "", done.status)
+            return self.outcome("", done.status)
         except b.FlRuntimeError as err:
-            return Outcome("".join(self.out), f"Fatal error: exception {err.description}\n", 2)
+            return self.outcome(f"Fatal error: exception {err.description}\n", 2)
         except RecursionError:
-            return Outcome("".join(self.out), "Fatal error: exception Stack_overflow\n", 2)
-        return Outcome("".join(self.out))
+            return self.outcome("Fatal error: exception Stack_overflow\n", 2)
+        return self.outcome("", 0)
+
+    def outcome(self, fatal: str, status: int) -> Outcome:
+        return Outcome("".join(self.out), "".join(self.out.err) + fatal, status)
 
 
 def run_deep(function: Callable[[], Outcome]) -> Outcome:
@@ -91,6 +102,8 @@ def unary(out: list[str], name: str, x: Any) -> Any:
         out.append(b.format_float(x))
     elif name in ("print_string", "print_char"):
         out.append(x)
+    elif name == "prerr_string":
+        out.err.append(x)  # type: ignore[attr-defined]
     elif name == "flush_stdout":
         pass
     elif name == "exit":
@@ -125,4 +138,4 @@ def binary(name: str, x: Any, y: Any) -> Any:
 
 BINARY_NAMES = frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**", "atan2", "mod_float"}
 UNARY_NAMES = frozenset(PURE_UNARY) | {"print_int", "print_float", "print_string", "print_char",
-                                       "flush_stdout", "exit"}
+                                       "flush_stdout", "exit", "prerr_string"}
