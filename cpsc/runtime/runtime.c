@@ -171,6 +171,51 @@ void fl_failwith(fl_string *message) { uncaught_with("Failure", message); }
 void fl_invalid_arg(fl_string *message) { uncaught_with("Invalid_argument", message); }
 void fl_not_found(void) { fl_uncaught("Not_found"); }
 
+static void failure(const char *message) {
+    char text[256];
+    snprintf(text, sizeof text, "Failure(\"%s\")", message);
+    fl_uncaught(text);
+}
+
+/* OCaml's int_of_string at 64 bits (cpsc/syntax/builtins.py says the same in Python). */
+int64_t fl_int_of_string(fl_string *s) {
+    const char *p = s->bytes, *end = s->bytes + s->length;
+    int negative = 0;
+    if (p < end && (*p == '-' || *p == '+')) negative = *p++ == '-';
+    int base = 10;
+    if (end - p >= 2 && p[0] == '0') {
+        char c = p[1];
+        if (c == 'x' || c == 'X') base = 16; else if (c == 'o' || c == 'O') base = 8;
+        else if (c == 'b' || c == 'B') base = 2;
+        if (base != 10) p += 2;
+    }
+    if (p == end || *p == '_') failure("int_of_string");
+    uint64_t value = 0;
+    for (; p < end; p++) {
+        if (*p == '_') continue;
+        int digit;
+        if (*p >= '0' && *p <= '9') digit = *p - '0';
+        else if (*p >= 'a' && *p <= 'f') digit = *p - 'a' + 10;
+        else if (*p >= 'A' && *p <= 'F') digit = *p - 'A' + 10;
+        else digit = 99;
+        if (digit >= base) failure("int_of_string");
+        if (value > (UINT64_MAX - (uint64_t)digit) / (uint64_t)base) failure("int_of_string");
+        value = value * (uint64_t)base + (uint64_t)digit;
+    }
+    if (base == 10 && value > (uint64_t)INT64_MAX + (negative ? 1u : 0u)) failure("int_of_string");
+    return negative ? (int64_t)(0 - value) : (int64_t)value;
+}
+
+double fl_float_of_string(fl_string *s) {
+    char *copy = GC_malloc_atomic((size_t)s->length + 1), *q = copy;
+    for (int64_t i = 0; i < s->length; i++) if (s->bytes[i] != '_') *q++ = s->bytes[i];
+    *q = 0;
+    char *end;
+    double x = strtod(copy, &end);
+    if (end == copy || *end != 0) failure("float_of_string");
+    return x;
+}
+
 void fl_match_failure(fl_string *file, int64_t line, int64_t column) {
     char message[1024];
     snprintf(message, sizeof message, "Match_failure(\"%s\", %lld, %lld)", file->bytes, (long long)line,

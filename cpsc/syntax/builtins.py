@@ -31,7 +31,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "floor": "float -> float", "abs_float": "float -> float", "exit": "int -> 'a",
     "tan": "float -> float", "atan": "float -> float", "ceil": "float -> float", "log10": "float -> float",
     "atan2": "float -> float -> float", "mod_float": "float -> float -> float",
-    "prerr_string": "string -> unit",
+    "prerr_string": "string -> unit", "int_of_string": "string -> int", "float_of_string": "string -> float",
     "flush_stdout": "unit -> unit",
     "Array.make": "int -> 'a -> 'a array", "Array.length": "'a array -> int",
     "Array.get": "'a array -> int -> 'a", "Array.set": "'a array -> int -> 'a -> unit",
@@ -313,6 +313,42 @@ def not_found(_: object) -> None:
     raise FlRuntimeError("Not_found")
 
 
+def int_of_string(text: str) -> int:
+    """OCaml's int_of_string at 64 bits: a sign, then decimal, or 0x/0o/0b digits (which may
+    fill all 64 bits, as OCaml's do its 63), underscores after the first digit; anything else,
+    or a decimal out of range, fails with Failure "int_of_string"."""
+    body, negative = text, False
+    if body[:1] in "+-" and body:
+        negative, body = body[0] == "-", body[1:]
+    base = {"0x": 16, "0X": 16, "0o": 8, "0O": 8, "0b": 2, "0B": 2}.get(body[:2], 10)
+    digits = body[2:] if base != 10 else body
+    valid = "0123456789abcdefABCDEF"[:base + (6 if base == 16 else 0)]
+    if not digits or digits[0] == "_" or any(c not in valid + "_" for c in digits):
+        failwith("int_of_string")
+    value = int(digits.replace("_", ""), base)
+    if base == 10 and value > (1 << 63) - (0 if negative else 1) or base != 10 and value >= 1 << 64:
+        failwith("int_of_string")
+    return wrap(-value if negative else value)
+
+
+def float_of_string(text: str) -> float:
+    """OCaml's float_of_string: what C's strtod reads, underscores allowed, the whole string."""
+    cleaned = text.replace("_", "")
+    try:
+        if cleaned.strip().lower().lstrip("+-").startswith("0x"):
+            return float.fromhex(cleaned.strip())
+        if cleaned.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            return float(cleaned)
+        if not cleaned or cleaned != cleaned.lstrip() and not cleaned.strip():
+            raise ValueError(text)
+        if any(c not in "0123456789+-.eE \t\n" for c in cleaned) or cleaned != cleaned.rstrip():
+            raise ValueError(text)
+        return float(cleaned)
+    except ValueError:
+        failwith("float_of_string")
+        raise
+
+
 # Primitives on data (arrays, strings, chars): name -> (arity, meaning).
 DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "Array.make": (2, array_make), "Array.length": (1, len), "Array.get": (2, array_get),
@@ -322,4 +358,5 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "String.sub": (3, string_sub), "string_of_char_array": (1, "".join),
     "Char.code": (1, ord), "Char.chr": (1, char_chr),
     "failwith": (1, failwith), "invalid_arg": (1, invalid_arg), "fl_not_found": (1, not_found),
+    "int_of_string": (1, int_of_string), "float_of_string": (1, float_of_string),
 }
