@@ -14,8 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(command: list[str], cwd: Path) -> tuple[str, int]:
-    done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=600)
+def run(command: list[str], cwd: Path, stdin: bytes) -> tuple[str, int]:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=600, input=stdin)
     return done.stdout.decode("latin-1"), done.returncode
 
 
@@ -26,7 +26,9 @@ def check(path: Path, tmp: Path) -> tuple[Path, str | None]:
                            cwd=path.parent, capture_output=True, timeout=600)
     if build.returncode != 0:
         return path, "cpsc build failed: " + build.stderr.decode("latin-1").strip().splitlines()[-1]
-    ours, theirs = run([str(exe)], path.parent), run(["ocaml", path.name], path.parent)
+    given = path.with_suffix(".input")
+    stdin = given.read_bytes() if given.exists() else b""
+    ours, theirs = run([str(exe)], path.parent, stdin), run(["ocaml", path.name], path.parent, stdin)
     if ours == theirs:
         return path, None
     if ours[1] != theirs[1]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from cpsc.cps import ir
 from cpsc.cps.primops import evaluate
-from cpsc.syntax.values import Machine, Outcome, run_deep
+from cpsc.syntax.values import Machine, Outcome, machine, run_deep
 
 
 class Frame:
@@ -162,6 +162,7 @@ def switch_target(term: ir.Switch, value: int) -> str:
     return next((label for case, label in term.cases if case == value), term.default)
 
 
-def run_cps(program: ir.Program) -> Outcome:
+def run_cps(program: ir.Program, stdin: str | None = None) -> Outcome:
     interpreter = CpsInterpreter(program)
+    interpreter.machine = machine(stdin)
     return run_deep(lambda: interpreter.machine.finish(lambda: interpreter.call(program.main, [], None)))

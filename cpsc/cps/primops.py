@@ -77,6 +77,7 @@ _add("char_code", (CHAR,), INT, "Char.code")
 _add("char_chr", (INT,), CHAR, "Char.chr", pure=False)
 _add("compare_partial_float", (FLOAT, FLOAT), INT, "compare_partial_float")
 _add("int_of_string", (STRING,), INT, "int_of_string", pure=False)  # may fail
+_add("read_line", (UNIT,), STRING, "read_line", pure=False)
 _add("float_of_string", (STRING,), FLOAT, "float_of_string", pure=False)
 # These never return (as exit): their result may have any type.
 _add("failwith", (STRING,), UNIT, "failwith", pure=False)

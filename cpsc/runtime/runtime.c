@@ -216,6 +216,19 @@ double fl_float_of_string(fl_string *s) {
     return x;
 }
 
+/* read_line: flush stdout, then the next line of stdin without its newline. */
+fl_string *fl_read_line(void) {
+    fl_flush();
+    char *line = NULL;
+    size_t capacity = 0;
+    ssize_t n = getline(&line, &capacity, stdin);
+    if (n < 0) { free(line); fl_uncaught("End_of_file"); }
+    if (n > 0 && line[n - 1] == '\n') n--;
+    fl_string *s = make_string(line, n);
+    free(line);
+    return s;
+}
+
 void fl_match_failure(fl_string *file, int64_t line, int64_t column) {
     char message[1024];
     snprintf(message, sizeof message, "Match_failure(\"%s\", %lld, %lld)", file->bytes, (long long)line,

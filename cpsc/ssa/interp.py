@@ -8,7 +8,7 @@ from cpsc.cps import ir as cps
 from cpsc.cps.interp import ClosureValue, switch_target
 from cpsc.cps.primops import evaluate
 from cpsc.ssa import ir
-from cpsc.syntax.values import Machine, Outcome, run_deep
+from cpsc.syntax.values import Machine, Outcome, machine, run_deep
 
 
 class SsaInterpreter:
@@ -81,6 +81,7 @@ class SsaInterpreter:
         raise AssertionError(f"callc in SSA: {v}")
 
 
-def run_ssa(module: ir.Module) -> Outcome:
+def run_ssa(module: ir.Module, stdin: str | None = None) -> Outcome:
     interpreter = SsaInterpreter(module)
+    interpreter.machine = machine(stdin)
     return run_deep(lambda: interpreter.machine.finish(lambda: interpreter.call(module.main, [])))

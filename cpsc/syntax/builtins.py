@@ -31,7 +31,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "floor": "float -> float", "abs_float": "float -> float", "exit": "int -> 'a",
     "tan": "float -> float", "atan": "float -> float", "ceil": "float -> float", "log10": "float -> float",
     "atan2": "float -> float -> float", "mod_float": "float -> float -> float",
-    "prerr_string": "string -> unit", "int_of_string": "string -> int", "float_of_string": "string -> float",
+    "prerr_string": "string -> unit", "read_line": "unit -> string", "int_of_string": "string -> int", "float_of_string": "string -> float",
     "flush_stdout": "unit -> unit",
     "Array.make": "int -> 'a -> 'a array", "Array.length": "'a array -> int",
     "Array.get": "'a array -> int -> 'a", "Array.set": "'a array -> int -> 'a -> unit",

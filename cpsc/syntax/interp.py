@@ -11,7 +11,7 @@ from typing import Any
 
 from cpsc.syntax import ast
 from cpsc.syntax.builtins import DATA_PRIMITIVES, FlArray, FlRuntimeError
-from cpsc.syntax.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, run_deep, unary
+from cpsc.syntax.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, machine, run_deep, unary
 
 
 @dataclass
@@ -190,7 +190,8 @@ class Interpreter:
         return inner
 
 
-def run_ast(program: ast.Program) -> Outcome:
+def run_ast(program: ast.Program, stdin: str | None = None) -> Outcome:
     """Run a monomorphised program (see `cpsc.driver.front_end`)."""
     interpreter = Interpreter(program.datatypes)
+    interpreter.machine = machine(stdin)
     return run_deep(lambda: interpreter.machine.finish(lambda: interpreter.eval(program.body, {})))

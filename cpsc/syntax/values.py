@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 from cpsc.deep_stack import call_with_deep_stack
 from cpsc.syntax import builtins as b
@@ -21,11 +23,20 @@ class Outcome:
 
 
 class Output(list):  # type: ignore[type-arg]
-    """What a program prints on stdout (the list), with what it prints on stderr beside."""
+    """What a program prints on stdout (the list), with what it prints on stderr and the
+    input it reads (the process's stdin unless a test gives one) beside."""
 
-    def __init__(self) -> None:
+    def __init__(self, stdin: str | None = None) -> None:
         super().__init__()
         self.err: list[str] = []
+        self.stdin: TextIO = io.StringIO(stdin) if stdin is not None else sys.stdin
+
+    def read_line(self) -> str:
+        """OCaml's read_line: the next line without its newline; End_of_file at the end."""
+        line = self.stdin.readline()
+        if not line:
+            raise b.FlRuntimeError("End_of_file")
+        return line[:-1] if line.endswith("\n") else line
 
 
 @dataclass
@@ -47,6 +58,11 @@ class Machine:
 
     def outcome(self, fatal: str, status: int) -> Outcome:
         return Outcome("".join(self.out), "".join(self.out.err) + fatal, status)
+
+
+def machine(stdin: str | None = None) -> Machine:
+    """An interpreter's machine, reading `stdin` when given (else the process's stdin)."""
+    return Machine(Output(stdin))
 
 
 def run_deep(function: Callable[[], Outcome]) -> Outcome:
@@ -104,6 +120,8 @@ def unary(out: list[str], name: str, x: Any) -> Any:
         out.append(x)
     elif name == "prerr_string":
         out.err.append(x)  # type: ignore[attr-defined]
+    elif name == "read_line":
+        return out.read_line()  # type: ignore[attr-defined]
     elif name == "flush_stdout":
         pass
     elif name == "exit":
@@ -138,4 +156,4 @@ def binary(name: str, x: Any, y: Any) -> Any:
 
 BINARY_NAMES = frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**", "atan2", "mod_float"}
 UNARY_NAMES = frozenset(PURE_UNARY) | {"print_int", "print_float", "print_string", "print_char",
-                                       "flush_stdout", "exit", "prerr_string"}
+                                       "flush_stdout", "exit", "prerr_string", "read_line"}

@@ -57,6 +57,12 @@ class Program:
         return path.read_text(encoding="latin-1") if path.exists() else None
 
     @property
+    def stdin(self) -> str | None:
+        """What the program reads, from its `.input` file (none: an empty stdin)."""
+        path = self.path.with_suffix(".input")
+        return path.read_text(encoding="latin-1") if path.exists() else ""
+
+    @property
     def name(self) -> str:
         """The file name diagnostics and Match_failure use: programs run from their folder, as
         `ocaml prog.fl` does, so that what they print does not depend on where the tests are."""
@@ -75,16 +81,16 @@ def check_outcome(program: Program, outcome: Outcome, level: str) -> None:
 def interpreted(program: Program) -> dict[str, Outcome]:
     """Outcomes of the three interpreters, checking the verifier and the printer on the way."""
     expr = driver.front_end(program.text, program.name)
-    outcomes = {"ast": run_ast(expr)}
+    outcomes = {"ast": run_ast(expr, program.stdin)}
     for level in (0, 1):
         cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[level], verify_each=True)
         text = print_program(cps)
         assert print_program(parse_program(text)) == text, "CPS print/parse round trip"
-        outcomes[f"cps-O{level}"] = run_cps(cps)
+        outcomes[f"cps-O{level}"] = run_cps(cps, program.stdin)
         module = driver.to_ssa_module(cps, verify_each=True)
         ssa_text = print_module(module)
         assert print_module(parse_module(ssa_text)) == ssa_text, "SSA print/parse round trip"
-        outcomes[f"ssa-O{level}"] = run_ssa(module)
+        outcomes[f"ssa-O{level}"] = run_ssa(module, program.stdin)
     return outcomes
 
 
@@ -94,19 +100,24 @@ def native(program: Program, opt: int = 2) -> Outcome:
     with tempfile.TemporaryDirectory() as tmp:
         exe = str(Path(tmp) / "prog")
         driver.native_executable(driver.to_ssa_module(cps), opt, exe)
-        done = subprocess.run([exe], capture_output=True, timeout=120)
+        done = subprocess.run([exe], capture_output=True, timeout=120, input=_bytes(program.stdin))
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
 
 def jit(program: Program) -> Outcome:
     """`cpsc run`: LLVM's MCJIT, in a process of its own (a program may end it with `exit`)."""
     done = subprocess.run([sys.executable, "-m", "cpsc", "run", program.name], capture_output=True, timeout=120,
-                          cwd=program.path.parent)
+                          cwd=program.path.parent, input=_bytes(program.stdin))
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
 
 def with_ocaml(program: Program) -> Outcome | None:
     if shutil.which("ocaml") is None:
         return None
-    done = subprocess.run(["ocaml", program.name], capture_output=True, timeout=300, cwd=program.path.parent)
+    done = subprocess.run(["ocaml", program.name], capture_output=True, timeout=300, cwd=program.path.parent,
+                          input=_bytes(program.stdin))
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
+
+
+def _bytes(text: str | None) -> bytes:
+    return (text or "").encode("latin-1")
