@@ -103,7 +103,7 @@ class Compiler:
             if first.case in self.guarded:
                 return Guard(first.case, first.bindings, self.compile(rows[1:], occurrences))
             return Leaf(first.case, first.bindings)
-        rows = self.expand_or(rows, column)
+        rows = self.expand_or(rows, column, occurrences)
         return self.switch(rows, occurrences, column)
 
     def normalise(self, row: _Row, occurrences: list[Occurrence]) -> _Row:
@@ -127,7 +127,9 @@ class Compiler:
             patterns.append(p)
         return _Row(patterns, tuple(bindings), row.case)
 
-    def expand_or(self, rows: list[_Row], column: int) -> list[_Row]:
+    def expand_or(self, rows: list[_Row], column: int, occurrences: list[Occurrence]) -> list[_Row]:
+        """A row whose `column` is `p | q` becomes a row for `p` then one for `q`, each
+        normalised again (a side may be an alias, a variable or another or-pattern)."""
         out: list[_Row] = []
         work = list(reversed(rows))
         while work:
@@ -136,14 +138,11 @@ class Compiler:
             if isinstance(p, ast.POr):
                 for side in (p.right, p.left):  # pushed in reverse: left is tried first
                     patterns = list(row.patterns)
-                    patterns[column] = self.strip(side, row, column)
-                    work.append(_Row(patterns, row.bindings, row.case))
+                    patterns[column] = side
+                    work.append(self.normalise(_Row(patterns, row.bindings, row.case), occurrences))
             else:
                 out.append(row)
         return out
-
-    def strip(self, p: ast.Pattern, row: _Row, column: int) -> ast.Pattern | None:
-        return None if isinstance(p, (ast.PWild, ast.PUnit)) else p
 
     def switch(self, rows: list[_Row], occurrences: list[Occurrence], column: int) -> Tree:
         """Specialise the matrix by each head of `column`, in one pass over the rows (a
