@@ -95,7 +95,8 @@ class GenericOp:
     check: Any
 
 
-def _is_data(t: TCon) -> bool:
+def is_data(t: TCon) -> bool:
+    """A data type (variant, record): what blocks, immediates and their fields have."""
     return t.name not in COMPARABLE and t.name not in ("->", "*", "array")
 
 
@@ -105,11 +106,11 @@ def _array_of(t: TCon) -> TCon | None:
 
 GENERIC: dict[str, GenericOp] = {op.name: op for op in [
     # constant constructor number k of a data type (an immediate)
-    GenericOp("immediate", True, lambda a, r: None if [x.name for x in a] == ["int"] and _is_data(r)
+    GenericOp("immediate", True, lambda a, r: None if [x.name for x in a] == ["int"] and is_data(r)
               else "takes an int and makes a data value"),
-    GenericOp("is_block", True, lambda a, r: None if len(a) == 1 and _is_data(a[0]) and r == BOOL
+    GenericOp("is_block", True, lambda a, r: None if len(a) == 1 and is_data(a[0]) and r == BOOL
               else "takes a data value and gives a bool"),
-    GenericOp("immediate_value", True, lambda a, r: None if len(a) == 1 and _is_data(a[0]) and r == INT
+    GenericOp("immediate_value", True, lambda a, r: None if len(a) == 1 and is_data(a[0]) and r == INT
               else "takes a data value and gives an int"),
     GenericOp("phys_eq", True, lambda a, r: None if len(a) == 2 and a[0] == a[1] and r == BOOL
               else "compares two values of one type"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
-from cpsc.cps.primops import GENERIC, PRIMOPS, never_returns
+from cpsc.cps.primops import GENERIC, PRIMOPS, is_data, never_returns
 from cpsc.cps.printer import show_type
 from cpsc.types.types import BOOL, INT, UNIT, TCon
 
@@ -224,10 +224,10 @@ class Verifier:
             self.check_args(where, f"primitive {v.op}", list(op.params), v.args)
             expected = None if never_returns(v.op) else op.result
         elif isinstance(v, ir.MakeBlock):
-            if not _is_data(t):
+            if not is_data(t):
                 self.fail(where, f"a block of type {show_type(t)}, which is not a data type")
         elif isinstance(v, ir.SetField):
-            if not _is_data(v.record.type) and v.record.type.name != "array":
+            if not is_data(v.record.type) and v.record.type.name != "array":
                 self.fail(where, f"set_field of {show_type(v.record.type)}, which is not a data type")
             expected = UNIT
         elif isinstance(v, ir.Call):
@@ -248,7 +248,7 @@ class Verifier:
                 if not 0 <= v.index < len(v.record.type.args):
                     self.fail(where, f"field {v.index} of a {len(v.record.type.args)}-tuple")
                 expected = v.record.type.args[v.index]  # type: ignore[assignment]
-            elif not (self.program.closed and v.record.type.name == "->") and not _is_data(v.record.type):
+            elif not (self.program.closed and v.record.type.name == "->") and not is_data(v.record.type):
                 self.fail(where, f"field of {show_type(v.record.type)}, which is not a tuple or data")
         elif isinstance(v, (ir.GlobalLoad, ir.GlobalStore)):
             expected = self.check_global(where, v)
@@ -269,11 +269,6 @@ class Verifier:
             return t
         self.check_args(where, f"global_store {v.name}", [t], (v.value,))
         return UNIT
-
-
-def _is_data(t: TCon) -> bool:
-    """A data type (variant, record): what blocks, immediates and their fields have."""
-    return t.name not in ("int", "float", "bool", "char", "string", "unit", "->", "*", "array")
 
 
 def verify(program: ir.Program) -> None:

@@ -206,8 +206,7 @@ class FunctionLowering:
             offset = 1 if v.record.type.name == "->" else 0  # a closure's slot 0 holds its code
             return b.load(self.slot(self.operand(v.record), v.index + offset), typ=lltype(var.type))
         if isinstance(v, cps.SetField):
-            b.store(self.operand(v.value), self.slot(self.operand(v.record), v.index))
-            return I8(0)
+            return self.store(self.operand(v.value), self.slot(self.operand(v.record), v.index))
         if isinstance(v, (cps.GlobalLoad, cps.GlobalStore)):
             record = b.load(self.owner.globals_record, typ=PTR)
             slot = self.slot(record, self.owner.global_slots[v.name])
@@ -310,6 +309,11 @@ class FunctionLowering:
         if checked:
             self.bounds_check(index, b.load(array, typ=I64))
         return b.gep(array, [b.add(index, I64(1))], source_etype=I64)
+
+    def store(self, value: ll.Value, address: ll.Value) -> ll.Value:
+        """Store, evaluating to unit."""
+        self.builder.store(value, address)
+        return I8(0)
 
     def byte(self, string: ll.Value, index: ll.Value, checked: bool) -> ll.Value:
         b = self.builder
@@ -426,8 +430,8 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "array_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
     "array_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1], True), typ=lltype(r)),
     "array_unsafe_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1], False), typ=lltype(r)),
-    "array_set": lambda f, a, r: (f.builder.store(a[2], f.element(a[0], a[1], True)), I8(0))[1],
-    "array_unsafe_set": lambda f, a, r: (f.builder.store(a[2], f.element(a[0], a[1], False)), I8(0))[1],
+    "array_set": lambda f, a, r: f.store(a[2], f.element(a[0], a[1], True)),
+    "array_unsafe_set": lambda f, a, r: f.store(a[2], f.element(a[0], a[1], False)),
     "string_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
     "string_get": lambda f, a, r: f.byte(a[0], a[1], True),
     "string_unsafe_get": lambda f, a, r: f.byte(a[0], a[1], False),
