@@ -130,9 +130,8 @@ def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
             stats["dead values removed"] += len(cont.bindings) - len(kept)
             changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, kept, cont.terminator)
     program = program.with_conts(changed)
-    live = live_functions(program)
+    live, reachable = live_functions(program)
     dead_functions = {f for f in program.functions if f not in live}
-    reachable = {label for f in live for label in ir.function_conts(program, f)}
     dead_conts = {label for label in program.conts if label not in reachable}
     if dead_functions or dead_conts:
         stats["dead functions removed"] += len(dead_functions)
@@ -147,19 +146,22 @@ def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
     return program
 
 
-def live_functions(program: ir.Program) -> set[str]:
+def live_functions(program: ir.Program) -> tuple[set[str], set[str]]:
     """The functions main can reach through the calls, tail calls and closures of reachable
-    continuations. (Counting references would keep a recursive function that only it names,
-    or that only dead code names, and then its parent could go while it stays.)"""
+    continuations, and those continuations. (Counting references would keep a recursive
+    function that only it names, or that only dead code names, and then its parent could go
+    while it stays.)"""
     live = {program.main}
+    reachable: set[str] = set()
     work = [program.main]
     while work:
         for label in ir.function_conts(program, work.pop()):
+            reachable.add(label)
             for g in _functions_named(program.conts[label]):
                 if g not in live:
                     live.add(g)
                     work.append(g)
-    return live
+    return live, reachable
 
 
 def _functions_named(cont: ir.Cont) -> list[str]:
