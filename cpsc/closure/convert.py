@@ -200,7 +200,7 @@ def _pass_free_variables(cont: ir.Cont, fvs: dict[str, list[ir.Var]], code_names
     for b in cont.bindings:
         value = b.value
         if isinstance(value, ir.Call):
-            value = ir.Call(value.function, captured(value.function) + value.args)
+            value = ir.Call(value.function, captured(value.function) + value.args, value.handler)
         elif isinstance(value, ir.MakeClosure):
             value = ir.MakeClosure(code_names[value.function], captured(value.function))
         bindings.append(ir.Binding(b.var, value))

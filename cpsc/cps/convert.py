@@ -21,14 +21,17 @@ from cpsc.syntax import ast
 from cpsc.syntax.builtins import PRIMITIVE_TYPES, UNORDERED
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataTypes
-from cpsc.types.types import BOOL, INT, UNIT, TCon, arrow
+from cpsc.types.types import BOOL, EXN, EXNID, INT, STRING, UNIT, TCon, arrow
 
 _SOURCE_TO_OP = {op.source: op.name for op in PRIMOPS.values()
                  if op.source not in COMPARISON_NAMES}
 _SOURCE_TO_OP.update({"==": "eq", "!=": "ne", "Array.make": "array_make", "Array.length": "array_length",
-                      "Array.get": "array_get", "Array.set": "array_set", "Array.unsafe_get": "array_unsafe_get",
+                      "Array.get": "array_get", "Array.set": "array_set", "String.get": "string_get", "Array.unsafe_get": "array_unsafe_get",
                       "Array.unsafe_set": "array_unsafe_set"})
-_GENERIC_RESULT = {"array_make", "array_get", "array_unsafe_get", "array_length", "array_set", "array_unsafe_set"}
+# Operations that can fail: tested first (`Converter.check`), then done unchecked.
+_CHECKED = {"div_int": "div_int", "mod_int": "mod_int", "array_get": "array_unsafe_get",
+            "array_set": "array_unsafe_set", "string_get": "string_unsafe_get"}
+_GENERIC_RESULT = {"array_make", "array_unsafe_get", "array_length", "array_unsafe_set"}
 
 
 @dataclass(frozen=True)
@@ -80,11 +83,16 @@ class Converter:
         self.block: _Block | None = None
         self.wrappers: dict[str, Known] = {}
         self.current_function = ""
+        # The continuation an exception raised here goes to: a `try`'s handler, or None for
+        # the current function's `exn` (out of the function)
+        self.handler: str | None = None
 
     # ---------------------------------------------------------------- blocks
     def start(self, label: str, params: tuple[ir.Var, ...] = (), function: str | None = None) -> None:
         assert self.block is None, "previous block not finished"
         owner = function if function is not None else self.current_function
+        if function is not None:  # a function's entry: no handler of the code around it applies
+            self.handler = None
         self.block = _Block(label, owner, params, [])
         self.current_function = owner
 
@@ -100,15 +108,6 @@ class Converter:
         var = ir.Var(self.names.fresh(hint), type_)
         self.block.bindings.append(ir.Binding(var, value))
         return var
-
-    def suspended(self) -> tuple[_Block | None, str]:
-        """Set the current block aside (to build another function or region)."""
-        saved = (self.block, self.current_function)
-        self.block = None
-        return saved
-
-    def resume(self, saved: tuple[_Block | None, str]) -> None:
-        self.block, self.current_function = saved
 
     # ---------------------------------------------------------------- functions
     def define(self, known: Known, fun: ast.Expr, env: Scope[_Entry], parent: str | None,
@@ -131,6 +130,16 @@ class Converter:
                 self.bind_pattern(pattern, var, env)
             self.tail(body, ir.Ret(known.function), env)
         self.resume(saved)
+
+    def suspended(self) -> tuple[_Block | None, str, str | None]:
+        """Set the current block aside (to build another function or region); the handler in
+        scope stays (a region is in the same function) until `function_scope` says otherwise."""
+        saved = (self.block, self.current_function, self.handler)
+        self.block = None
+        return saved
+
+    def resume(self, saved: tuple[_Block | None, str, str | None]) -> None:
+        self.block, self.current_function, self.handler = saved
 
     def known_for(self, name: str, fun: ast.Expr) -> Known:
         patterns, _ = ast.fun_params(fun)
@@ -199,9 +208,72 @@ class Converter:
             return self.physical_equality(name, types[0], args[0], args[1])
         if name in COMPARISON_NAMES:
             return self.compare(name, types[0], args[0], args[1])
+        if name == "raise":
+            return self.raise_value(args[0], result)
         op = _SOURCE_TO_OP[name]
+        if op in _CHECKED:
+            self.check(op, args)
+            op = _CHECKED[op]
         typed = result if op in NEVER_RETURN or op in _GENERIC_RESULT else PRIMOPS[op].result
         return self.emit("t", typed, ir.Prim(op, tuple(args)))
+
+    # ---------------------------------------------------------------- exceptions
+    def raise_to_handler(self, exception: ir.Operand) -> None:
+        """`raise`: a jump to the handler in scope, or out of the function (finishes the block)."""
+        target: ir.Target = self.handler if self.handler is not None else ir.Exn(self.current_function)
+        self.finish(ir.Jump(target, (exception,)))
+
+    def raise_value(self, exception: ir.Operand, t: TCon) -> ir.Operand:
+        """`raise e` where a value of type t is expected: the code that would use it goes in a
+        continuation nothing jumps to, whose parameter stands for the value never given."""
+        self.raise_to_handler(exception)
+        never = ir.Var(self.names.fresh("never"), t)
+        self.start(self.names.fresh("after_raise"), (never,))
+        return never
+
+    def exception(self, name: str, args: tuple[ir.Operand, ...] = ()) -> ir.Operand:
+        """A value of one of OCaml's predefined exceptions (declared by the prelude)."""
+        return self.construct(name, list(args), EXN)
+
+    def check(self, op: str, args: list[ir.Operand]) -> None:
+        """The test an operation that can fail makes first, raising as OCaml does: a zero
+        divisor raises Division_by_zero, an index out of bounds Invalid_argument."""
+        if op in ("div_int", "mod_int"):
+            divisor = args[1]
+            if isinstance(divisor, ir.Const) and divisor.value != 0:
+                return
+            ok = self.emit("nonzero", BOOL, ir.Prim("ne_int", (divisor, ir.Const(0, INT))))
+            self.unless(ok, lambda: self.exception("Division_by_zero"))
+            return
+        length_op = "string_length" if op == "string_get" else "array_length"
+        length = self.emit("length", INT, ir.Prim(length_op, (args[0],)))
+        above = self.emit("c", BOOL, ir.Prim("ge_int", (args[1], ir.Const(0, INT))))
+        below = self.emit("c", BOOL, ir.Prim("lt_int", (args[1], length)))
+        ok = self.emit("in_bounds", BOOL, ir.Prim("and_bool", (above, below)))
+        self.unless(ok, lambda: self.exception("Invalid_argument", (ir.Const("index out of bounds", STRING),)))
+
+    def unless(self, ok: ir.Operand, exception: Callable[[], ir.Operand]) -> None:
+        """Carry on in a new block if `ok`, else raise the exception made by `exception`."""
+        carry_on, fail = self.names.fresh("ok"), self.names.fresh("fail")
+        self.finish(ir.Branch(ok, carry_on, fail))
+        self.start(fail)
+        self.raise_to_handler(exception())
+        self.start(carry_on)
+
+    def try_with(self, expr: ast.Try, env: Scope[_Entry], target: ir.Target) -> None:
+        """`try body with cases`: the body runs with a handler continuation in scope (so none of
+        its calls is a tail call); the handler matches the exception, raising it again when no
+        case does. Both end passing their value to `target`."""
+        handler = self.names.fresh("handler")
+        exception = ir.Var(self.names.fresh("exn"), EXN)
+        outer = self.handler
+        self.handler = handler
+        self.tail(expr.body, target, env)
+        self.handler = outer
+        self.start(handler, (exception,))
+        with env.scope():
+            env.bind(ast.EXCEPTION_VAR, exception)
+            self.match(expr.handler, env, target)
 
     def physical_equality(self, name: str, t: TCon, a: ir.Operand, b: ir.Operand) -> ir.Operand:
         if t.name in COMPARABLE and t.name != "string":
@@ -326,6 +398,8 @@ class Converter:
             return self.for_loop(expr, env)
         if isinstance(expr, ast.Match):
             return self.region_value(expr, env, self.tail_of)
+        if isinstance(expr, ast.Try):
+            return self.region_value(expr, env, self.tail_of)
         raise AssertionError(expr)
 
     def tail_of(self, expr: ast.Expr, env: Scope[_Entry], target: ir.Target) -> None:
@@ -333,6 +407,8 @@ class Converter:
 
     def construct(self, key: str, args: list[ir.Operand], t: TCon) -> ir.Operand:
         info = self.datatypes.constructors[key]
+        if info.exception is not None:
+            return self.emit(info.name, t, ir.MakeBlock((ir.Const(info.exception, EXNID), *args)))
         if info.constant:
             return self.emit(info.name if info.name.isalpha() else "nil", t,
                              ir.Prim("immediate", (ir.Const(info.index, INT),)))
@@ -455,7 +531,10 @@ class Converter:
             env.undo(mark)
         elif isinstance(expr, ast.Seq):
             self.tail(self.effects(expr, env), target, env)
-        elif isinstance(expr, ast.App) and isinstance(target, ir.Ret):
+        elif _is_raise(expr) and env.get("raise") is None:
+            assert isinstance(expr, ast.App)
+            self.raise_to_handler(self.value(expr.argument, env))
+        elif isinstance(expr, ast.App) and isinstance(target, ir.Ret) and self.handler is None:
             result = self.application(expr, env, target)
             if result is not None:
                 self.finish(ir.Jump(target, (result,)))
@@ -463,6 +542,8 @@ class Converter:
             self.tail(expr.expr, target, env)
         elif isinstance(expr, ast.Match):
             self.match(expr, env, target)
+        elif isinstance(expr, ast.Try):
+            self.try_with(expr, env, target)
         else:
             self.finish(ir.Jump(target, (self.value(expr, env),)))
 
@@ -487,7 +568,7 @@ class Converter:
             if tail is not None and len(args) == count:
                 self.finish(ir.TailCall(entry.function, tuple(args)))
                 return None
-            value = self.emit("r", entry.result, ir.Call(entry.function, tuple(args[:count])))
+            value = self.emit("r", entry.result, ir.Call(entry.function, tuple(args[:count]), self.handler))
             return self.apply_rest(value, args[count:], tail)
         function = self.value(head, env)
         args = [self.value(a, env) for a in arg_exprs]
@@ -499,7 +580,7 @@ class Converter:
             if tail is not None and i == len(args) - 1:
                 self.finish(ir.TailApply(function, (arg,)))
                 return None
-            function = self.emit("r", t.args[1], ir.Apply(function, (arg,)))  # type: ignore[arg-type]
+            function = self.emit("r", t.args[1], ir.Apply(function, (arg,), self.handler))  # type: ignore[arg-type]
         return function
 
     # ---------------------------------------------------------------- program
@@ -526,6 +607,11 @@ class Converter:
         known = Known(self.names.fresh(f"toplevel_{expr.span.line}"), (), expr.ty)
         self.define(known, expr, env, self.current_function, noinline=True)
         return self.emit("r", expr.ty, ir.Call(known.function, ()))
+
+
+def _is_raise(expr: ast.Expr) -> bool:
+    return isinstance(expr, ast.App) and isinstance(expr.function, ast.Var) and expr.function.name == "raise" \
+        and isinstance(expr.function.ty, TCon) and expr.function.ty.args[0] == EXN
 
 
 def _hint(pattern: ast.Pattern) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from cpsc.cps import ir
 from cpsc.cps.primops import evaluate
+from cpsc.syntax.builtins import FlRaise
 from cpsc.syntax.values import Machine, Outcome, machine, run_deep
 
 
@@ -43,6 +44,15 @@ class _Returned(Exception):
     """Control left a `callc` region through the function's own return or a tail call."""
 
     def __init__(self, terminator: ir.Terminator, frame: Frame) -> None:
+        self.terminator = terminator
+        self.frame = frame
+
+
+class _Escaped(Exception):
+    """Control left a `callc` region by a jump to the return point of an enclosing one (after
+    a handler outside the region took an exception raised in it)."""
+
+    def __init__(self, terminator: ir.Jump, frame: Frame) -> None:
         self.terminator = terminator
         self.frame = frame
 
@@ -108,8 +118,10 @@ class CpsInterpreter:
         while True:
             cont = self.program.conts[label]
             frame.values.update(zip((p.name for p in cont.params), args))
-            for binding in cont.bindings:
-                frame.values[binding.var.name] = self.value(binding.value, frame)
+            caught = self.bindings(cont, frame)
+            if caught is not None:
+                label, args = caught
+                continue
             term = cont.terminator
             if isinstance(term, ir.Branch):
                 label = term.if_true if self.operand(term.condition, frame) else term.if_false
@@ -119,11 +131,28 @@ class CpsInterpreter:
             elif isinstance(term, ir.Jump) and isinstance(term.target, str):
                 if term.target == ret:
                     return term, frame
+                if term.target not in self.program.conts:
+                    raise _Escaped(term, frame)
                 label, args = term.target, self.operands(term.args, frame)
+            elif isinstance(term, ir.Jump) and isinstance(term.target, ir.Exn):
+                raise FlRaise(self.operand(term.args[0], frame))
             elif ret is None:
                 return term, frame
             else:
                 raise _Returned(term, frame)
+
+    def bindings(self, cont: ir.Cont, frame: Frame) -> tuple[str, list[Any]] | None:
+        """Evaluate a continuation's bindings; if a call raises to a handler of this function,
+        where control goes instead (the handler and its argument)."""
+        for binding in cont.bindings:
+            try:
+                frame.values[binding.var.name] = self.value(binding.value, frame)
+            except FlRaise as raised:
+                handler = ir.handler_of(binding.value)
+                if handler is None:
+                    raise
+                return handler, [raised.value]
+        return None
 
     def value(self, v: ir.Value, frame: Frame) -> Any:
         if isinstance(v, ir.Prim):
@@ -153,7 +182,12 @@ class CpsInterpreter:
         if isinstance(v, ir.GlobalStore):
             self.globals[v.name] = self.operand(v.value, frame)
             return None
-        term, at = self.region(v.target, self.operands(v.args, frame), frame, v.ret)
+        try:
+            term, at = self.region(v.target, self.operands(v.args, frame), frame, v.ret)
+        except _Escaped as out:
+            if out.terminator.target != v.ret:
+                raise
+            term, at = out.terminator, out.frame
         assert isinstance(term, ir.Jump)
         return self.operand(term.args[0], at)
 

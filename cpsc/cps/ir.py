@@ -51,18 +51,22 @@ class Prim:
 
 @dataclass(frozen=True)
 class Call:
-    """A direct call of a known function; evaluates to what it returns."""
+    """A direct call of a known function; evaluates to what it returns. If the callee raises,
+    control goes to `handler` (a continuation of this function taking the exception), or
+    with no handler to `exn f`: out of the calling function `f`."""
 
     function: str
     args: tuple[Operand, ...]
+    handler: str | None = None
 
 
 @dataclass(frozen=True)
 class Apply:
-    """A call through a closure value (an unknown function)."""
+    """A call through a closure value (an unknown function); `handler` as for `Call`."""
 
     closure: Operand
     args: tuple[Operand, ...]
+    handler: str | None = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +156,15 @@ class Ret:
     function: str
 
 
-Target = Union[str, Ret]
+@dataclass(frozen=True)
+class Exn:
+    """`exn f`: the exception continuation of function `f`, type `exn -> noret`. Jumping to it
+    raises the exception out of `f`, to the handler of the call that is running `f`."""
+
+    function: str
+
+
+Target = Union[str, Ret, Exn]
 
 
 @dataclass(frozen=True)
@@ -273,9 +285,20 @@ def terminator_operands(term: Terminator) -> tuple[Operand, ...]:
     return term.args
 
 
+def handler_of(value: Value) -> str | None:
+    """The handler continuation a call raises to (None: the function's `exn`)."""
+    return value.handler if isinstance(value, (Call, Apply)) else None
+
+
 def successors(cont: Cont) -> list[str]:
-    """Labels this continuation can transfer control to (callc targets included)."""
-    out = [b.value.target for b in cont.bindings if isinstance(b.value, CallC)]
+    """Labels this continuation can transfer control to (callc targets and the handlers of
+    its calls included)."""
+    out = []
+    for b in cont.bindings:
+        if isinstance(b.value, CallC):
+            out.append(b.value.target)
+        elif isinstance(b.value, (Call, Apply)) and b.value.handler is not None:
+            out.append(b.value.handler)
     term = cont.terminator
     if isinstance(term, Jump) and isinstance(term.target, str):
         out.append(term.target)

@@ -4,7 +4,8 @@ Each case's body is one continuation whose parameters are the case's variables; 
 the tree that selects the case jumps there with the values its pattern found. A constructor
 test is `is_block` (when the type has both kinds of constructors), then a `switch` on the
 immediate or on the block's tag; int and char tests are a `switch`, string tests a chain of
-`eq_string`. A path that no case matches raises Match_failure at the `match`'s location.
+`eq_string`, exception tests a chain of `phys_eq` on their identity. A path that no case
+matches raises Match_failure at the `match`'s location (a `try`'s handler: the exception).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from cpsc.cps import ir
 from cpsc.mono import decision as d
 from cpsc.syntax import ast
 from cpsc.syntax.scope import Scope
-from cpsc.types.types import BOOL, INT, STRING, TCon
+from cpsc.types.types import BOOL, EXNID, INT, STRING, TCon
 
 if TYPE_CHECKING:
     from cpsc.cps.convert import Converter
@@ -113,10 +114,15 @@ class MatchConverter:
         self.tree(node.otherwise)
 
     def fail(self) -> None:
+        """No case matches: a try's handler raises the exception again; a match raises
+        Match_failure at its location."""
+        if self.expr.reraise:
+            self.c.raise_to_handler(self.values[self.expr.tree.root.id])
+            return
         span = self.expr.span
-        args = (ir.Const(span.file, STRING), ir.Const(span.line, INT), ir.Const(span.col - 1, INT))
-        failed = self.c.emit("failed", self.expr.ty, ir.Prim("match_failure", args))
-        self.c.finish(ir.Jump(self.target, (failed,)))
+        location = (ir.Const(span.file, STRING), ir.Const(span.line, INT), ir.Const(span.col - 1, INT))
+        where = self.c.emit("location", TCon("*", (STRING, INT, INT)), ir.MakeTuple(location))
+        self.c.raise_to_handler(self.c.exception("Match_failure", (where,)))
 
     def subtree(self, node: d.Tree, hint: str) -> str:
         """`node` in a continuation of its own (no parameters); its label."""
@@ -155,11 +161,29 @@ class MatchConverter:
         else:
             self.c.finish(ir.Switch(value, tuple(cases), default))
 
+    def exception_test(self, node: d.Switch) -> None:
+        """Exceptions are told apart by their identity (slot 0), one test after another."""
+        info = self.c.datatypes.constructors
+        labels = self.case_blocks(node, lambda key: info[key].offset)
+        assert node.default is not None  # exn is open: never all listed
+        default = self.subtree(node.default, "otherwise")
+        identity = self.c.emit("identity", EXNID, ir.Field(self.values[node.occurrence.id], 0))
+        for i, (head, label) in enumerate(labels):
+            known = ir.Const(info[str(head)].exception, EXNID)
+            same = self.c.emit("same", BOOL, ir.Prim("phys_eq", (identity, known)))
+            following = default if i == len(labels) - 1 else self.c.names.fresh("exception_test")
+            self.c.finish(ir.Branch(same, label, following))
+            if following != default:
+                self.c.start(following)
+
     def constructor_test(self, node: d.Switch) -> None:
         datatypes = self.c.datatypes
+        if node.occurrence.type.name == "exn":
+            self.exception_test(node)
+            return
         datatype = datatypes.types[node.occurrence.type.name]
         info = datatypes.constructors
-        labels = self.case_blocks(node, lambda key: 1 if info[key].tagged else 0)
+        labels = self.case_blocks(node, lambda key: info[key].offset)
         default = None if node.default is None else self.subtree(node.default, "otherwise")
         value = self.values[node.occurrence.id]
         constants = [(info[str(h)].index, label) for h, label in labels if info[str(h)].constant]

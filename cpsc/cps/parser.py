@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 from lark import Lark, Token, Transformer
 from pyrsistent import pmap
 
 from cpsc.cps import ir
+from cpsc.syntax.builtins import ExceptionId
 from cpsc.syntax.parser import lang_file
-from cpsc.types.types import BASE_TYPES, BOOL, CHAR, FLOAT, INT, STRING, UNIT, TCon
+from cpsc.types.types import BASE_TYPES, BOOL, CHAR, EXNID, FLOAT, INT, STRING, UNIT, TCon
 
 
 @functools.cache
@@ -90,10 +92,19 @@ class _Build(Transformer[Any, Any]):
         return ("prim", str(items[0]), items[1])
 
     def call(self, items: list[Any]) -> Any:
-        return ("call", str(items[0]), items[1])
+        return ("call", str(items[0]), items[1], items[2] if len(items) > 2 else None)
 
     def apply(self, items: list[Any]) -> Any:
-        return ("apply", items[0], items[1])
+        return ("apply", items[0], items[1], items[2] if len(items) > 2 else None)
+
+    def handler(self, items: list[Any]) -> Any:
+        return _label(items[0])
+
+    def exn(self, items: list[Any]) -> Any:
+        return ir.Exn(str(items[0]))
+
+    def exception_id(self, items: list[Any]) -> Any:
+        return ir.Const(ExceptionId(unescape(str(items[0])[1:-1]), unescape(str(items[1])[1:-1])), EXNID)
 
     def closure(self, items: list[Any]) -> Any:
         return ("closure", str(items[0]), items[1])
@@ -147,7 +158,7 @@ class _Build(Transformer[Any, Any]):
         return ir.Const(float(items[0]), FLOAT)
 
     def special_float(self, items: list[Any]) -> Any:
-        return ir.Const({"#nan": float("nan"), "#inf": float("inf"), "#-inf": float("-inf")}[str(items[0])], FLOAT)
+        return ir.Const({"#nan": math.nan, "#-nan": -math.nan, "#inf": float("inf"), "#-inf": float("-inf")}[str(items[0])], FLOAT)
 
     def true(self, items: list[Any]) -> Any:
         return ir.Const(True, BOOL)
@@ -199,9 +210,9 @@ class Resolver:
         if kind == "prim":
             return ir.Prim(v[1], self.operands(v[2]))
         if kind == "call":
-            return ir.Call(v[1], self.operands(v[2]))
+            return ir.Call(v[1], self.operands(v[2]), v[3])
         if kind == "apply":
-            return ir.Apply(self.operand(v[1]), self.operands(v[2]))
+            return ir.Apply(self.operand(v[1]), self.operands(v[2]), v[3])
         if kind == "closure":
             return ir.MakeClosure(v[1], self.operands(v[2]))
         if kind == "tuple":

@@ -11,7 +11,7 @@ from typing import Any
 
 from cpsc.syntax import builtins
 from cpsc.syntax.values import binary, unary
-from cpsc.types.types import BOOL, CHAR, FLOAT, INT, STRING, UNIT, TCon
+from cpsc.types.types import BOOL, CHAR, EXN, FLOAT, INT, STRING, UNIT, TCon
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ def _add(name: str, params: tuple[TCon, ...], result: TCon, source: str, pure: b
 for _name, _src in [("add", "+"), ("sub", "-"), ("mul", "*"), ("and", "land"), ("or", "lor"),
                     ("xor", "lxor"), ("lsl", "lsl"), ("lsr", "lsr"), ("asr", "asr")]:
     _add(f"{_name}_int", (INT, INT), INT, _src)
+# The CPS conversion tests the divisor first (raising Division_by_zero), so these never fail;
+# but they must not be hoisted above that test.
 _add("div_int", (INT, INT), INT, "/", pure=False)
 _add("mod_int", (INT, INT), INT, "mod", pure=False)
 _add("neg_int", (INT,), INT, "~-")
@@ -68,7 +70,6 @@ _add("exit", (INT,), UNIT, "exit", pure=False)
 
 # Strings and chars.
 _add("string_length", (STRING,), INT, "String.length")
-_add("string_get", (STRING, INT), CHAR, "String.get", pure=False)  # may fail: bounds
 _add("string_unsafe_get", (STRING, INT), CHAR, "String.unsafe_get")
 _add("string_make", (INT, CHAR), STRING, "String.make", pure=False)
 _add("string_sub", (STRING, INT, INT), STRING, "String.sub", pure=False)
@@ -76,13 +77,13 @@ _add("string_of_char_array", (TCon("array", (CHAR,)),), STRING, "string_of_char_
 _add("char_code", (CHAR,), INT, "Char.code")
 _add("char_chr", (INT,), CHAR, "Char.chr", pure=False)
 _add("compare_partial_float", (FLOAT, FLOAT), INT, "compare_partial_float")
-_add("int_of_string", (STRING,), INT, "int_of_string", pure=False)  # may fail
+# The prelude tests that a string converts (`*_ok`) before converting it, and raises Failure.
+_add("int_of_string", (STRING,), INT, "int_of_string")
+_add("float_of_string", (STRING,), FLOAT, "float_of_string")
+_add("int_of_string_ok", (STRING,), BOOL, "fl_int_of_string_ok")
+_add("float_of_string_ok", (STRING,), BOOL, "fl_float_of_string_ok")
 _add("read_line", (UNIT,), STRING, "read_line", pure=False)
-_add("float_of_string", (STRING,), FLOAT, "float_of_string", pure=False)
-# These never return (as exit): their result may have any type.
-_add("failwith", (STRING,), UNIT, "failwith", pure=False)
-_add("invalid_arg", (STRING,), UNIT, "invalid_arg", pure=False)
-_add("not_found", (UNIT,), UNIT, "fl_not_found", pure=False)
+_add("at_eof", (UNIT,), BOOL, "fl_at_eof", pure=False)
 
 
 @dataclass(frozen=True)
@@ -120,17 +121,13 @@ GENERIC: dict[str, GenericOp] = {op.name: op for op in [
               else "takes nothing and makes an array"),
     GenericOp("array_length", True, lambda a, r: None if len(a) == 1 and _array_of(a[0]) and r == INT
               else "takes an array and gives an int"),
-    GenericOp("array_get", False, lambda a, r: None if len(a) == 2 and _array_of(a[0]) == r and a[1] == INT
-              else "takes an array and an index and gives an element"),
     GenericOp("array_unsafe_get", False, lambda a, r: None if len(a) == 2 and _array_of(a[0]) == r and a[1] == INT
               else "takes an array and an index and gives an element"),
-    GenericOp("array_set", False, lambda a, r: None if len(a) == 3 and _array_of(a[0]) == a[2] and a[1] == INT
-              and r == UNIT else "takes an array, an index and an element"),
     GenericOp("array_unsafe_set", False, lambda a, r: None if len(a) == 3 and _array_of(a[0]) == a[2]
               and a[1] == INT and r == UNIT else "takes an array, an index and an element"),
-    # never returns (like exit): raise Match_failure(file, line, column)
-    GenericOp("match_failure", False, lambda a, r: None if [x.name for x in a] == ["string", "int", "int"]
-              else "takes a file name, a line and a column"),
+    # SSA only: the exception that made control reach a handler (`cpsc.ssa.from_cps`)
+    GenericOp("caught_exception", False, lambda a, r: None if not a and r == EXN
+              else "takes nothing and gives an exn"),
 ]}
 
 
@@ -142,11 +139,7 @@ def never_returns(op: str) -> bool:
     return op in NEVER_RETURN
 
 
-NEVER_RETURN = frozenset({"exit", "match_failure", "failwith", "invalid_arg", "not_found"})
-
-
-def _match_failure(file: str, line: int, column: int) -> None:
-    raise builtins.FlRuntimeError(f'Match_failure("{file}", {line}, {column})')
+NEVER_RETURN = frozenset({"exit"})
 
 
 def _compare_partial_float(a: float, b: float) -> int:
@@ -157,9 +150,8 @@ _GENERIC_SEMANTICS: dict[str, Any] = {
     "immediate": lambda k: k, "is_block": lambda v: isinstance(v, (tuple, list)),
     "immediate_value": lambda v: v, "phys_eq": builtins.physically_equal,
     "array_make": builtins.array_make, "array_empty": builtins.FlArray, "array_length": len,
-    "array_get": builtins.array_get, "array_unsafe_get": lambda a, i: a[i],
-    "array_set": builtins.array_set, "array_unsafe_set": builtins.DATA_PRIMITIVES["Array.unsafe_set"][1],
-    "match_failure": _match_failure, "compare_partial_float": _compare_partial_float,
+    "array_unsafe_get": lambda a, i: a[i], "array_unsafe_set": builtins.DATA_PRIMITIVES["Array.unsafe_set"][1],
+    "compare_partial_float": _compare_partial_float,
 }
 
 

@@ -50,10 +50,12 @@ def show_const(c: ir.Const) -> str:
         return f"'{escape(str(c.value))}'"
     if name == "string":
         return f'"{escape(str(c.value))}"'
+    if name == "exnid":
+        return f'exception("{escape(c.value.key)}", "{c.value.kinds}")'  # type: ignore[attr-defined]
     if name == "float":
         x = float(c.value)  # type: ignore[arg-type]
         if math.isnan(x):
-            return "#nan"
+            return "#-nan" if math.copysign(1.0, x) < 0 else "#nan"
         if math.isinf(x):
             return "#inf" if x > 0 else "#-inf"
         return repr(x)
@@ -72,16 +74,22 @@ def _args(args: tuple[ir.Operand, ...], fmt: OperandFormat = show_operand) -> st
 
 
 def show_target(target: ir.Target) -> str:
-    return f"(ret {target.function})" if isinstance(target, ir.Ret) else target
+    if isinstance(target, ir.Ret):
+        return f"(ret {target.function})"
+    return f"(exn {target.function})" if isinstance(target, ir.Exn) else target
 
 
-def show_value(v: ir.Value, fmt: OperandFormat = show_operand) -> str:
+def _handler(label: str | None, show_label: Callable[[str], str]) -> str:
+    return "" if label is None else f" handler {show_label(label)}"
+
+
+def show_value(v: ir.Value, fmt: OperandFormat = show_operand, show_label: Callable[[str], str] = str) -> str:
     if isinstance(v, ir.Prim):
         return f"{v.op}{_args(v.args, fmt)}"
     if isinstance(v, ir.Call):
-        return f"call {v.function}{_args(v.args, fmt)}"
+        return f"call {v.function}{_args(v.args, fmt)}{_handler(v.handler, show_label)}"
     if isinstance(v, ir.Apply):
-        return f"apply {fmt(v.closure)}{_args(v.args, fmt)}"
+        return f"apply {fmt(v.closure)}{_args(v.args, fmt)}{_handler(v.handler, show_label)}"
     if isinstance(v, ir.MakeClosure):
         return f"closure {v.function}{_args(v.captured, fmt)}"
     if isinstance(v, ir.MakeTuple):

@@ -20,9 +20,9 @@ def rename_value(v: ir.Value, renaming: Mapping[str, ir.Operand]) -> ir.Value:
     if isinstance(v, ir.Prim):
         return ir.Prim(v.op, _ops(v.args, renaming))
     if isinstance(v, ir.Call):
-        return ir.Call(v.function, _ops(v.args, renaming))
+        return ir.Call(v.function, _ops(v.args, renaming), v.handler)
     if isinstance(v, ir.Apply):
-        return ir.Apply(rename_operand(v.closure, renaming), _ops(v.args, renaming))
+        return ir.Apply(rename_operand(v.closure, renaming), _ops(v.args, renaming), v.handler)
     if isinstance(v, ir.MakeClosure):
         return ir.MakeClosure(v.function, _ops(v.captured, renaming))
     if isinstance(v, ir.MakeTuple):

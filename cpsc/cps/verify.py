@@ -4,6 +4,9 @@ Checks: every variable is bound once; every use is dominated by its definition (
 variable of another function: only from a function nested in the defining one, and never once
 the program is closed); continuations are second-class and belong to the function that names
 them; `ret f` is used only inside `f`; jump arities and types match; every value is well typed.
+Exceptions: `exn f` is used only inside `f` and is given one `exn`; a call's handler is a
+continuation of the calling function taking one `exn`, and the handler's code uses no variable
+the calling continuation defines at or after the call (an exception leaves before those exist).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
 from cpsc.cps.primops import GENERIC, PRIMOPS, is_data, never_returns
 from cpsc.cps.printer import show_type
-from cpsc.types.types import BOOL, INT, UNIT, TCon
+from cpsc.types.types import BOOL, EXN, INT, UNIT, TCon
 
 
 class VerifyError(Exception):
@@ -30,6 +33,7 @@ class Verifier:
         self.program = program
         self.defined_in: dict[str, tuple[str, str, int]] = {}  # var -> (function, label, index)
         self.returns: dict[str, tuple[str, TCon]] = {}  # callc return label -> (function, type)
+        self.handled_calls: dict[str, list[tuple[int, str]]] = {}  # label -> its calls' (index, handler)
 
     def fail(self, where: str, message: str) -> None:
         raise VerifyError(f"{where}: {message}")
@@ -46,10 +50,10 @@ class Verifier:
                 self.fail(f"function {f.name}", f"entry {f.entry} is not a continuation of {f.name}")
             if p.conts[f.entry].params:
                 self.fail(f"function {f.name}", "its entry continuation takes parameters")
+        for cont in p.conts.values():  # first: dominance needs each function's own continuations
+            self.check_cont(cont)
         for name in p.functions:
             self.check_dominance(name)
-        for cont in p.conts.values():
-            self.check_cont(cont)
 
     def collect_definitions(self) -> None:
         p = self.program
@@ -69,6 +73,9 @@ class Verifier:
                 define(param, cont.function, cont.label, -1)
             for i, b in enumerate(cont.bindings):
                 define(b.var, cont.function, cont.label, i)
+                handler = ir.handler_of(b.value)
+                if handler is not None:
+                    self.handled_calls.setdefault(cont.label, []).append((i, handler))
                 if isinstance(b.value, ir.CallC):
                     if b.value.ret in p.conts or b.value.ret in self.returns:
                         self.fail(f"continuation {cont.label}", f"return point {b.value.ret} is not a fresh label")
@@ -111,6 +118,10 @@ class Verifier:
             return
         if def_label == label and def_index >= index or def_label != label and not dom.dominates(def_label, label):
             self.fail(where, f"the definition of {o.name} (in {def_label}) does not dominate this use")
+        for call_index, handler in self.handled_calls.get(def_label, []):
+            if def_label != label and call_index <= def_index and (handler == label or dom.dominates(handler, label)):
+                self.fail(where, f"{o.name} is used after handler {handler} took an exception raised in "
+                          f"{def_label} before {o.name} was defined")
 
     def type_of(self, name: str) -> TCon:
         function, label, index = self.defined_in[name]
@@ -160,6 +171,11 @@ class Verifier:
                     self.fail(where, f"ret {term.target.function} is used inside function {cont.function}; "
                               "a return continuation is only usable in its own function")
                 self.check_args(where, f"ret {cont.function}", [function.result], term.args)
+            elif isinstance(term.target, ir.Exn):
+                if term.target.function != cont.function:
+                    self.fail(where, f"exn {term.target.function} is used inside function {cont.function}; "
+                              "an exception continuation is only usable in its own function")
+                self.check_args(where, f"exn {cont.function}", [EXN], term.args)
             elif term.target in self.returns:
                 owner, t = self.returns[term.target]
                 if owner != cont.function:
@@ -209,9 +225,17 @@ class Verifier:
         self.check_args(where, "closure", [t.args[0]], args)  # type: ignore[list-item]
         return t.args[1]  # type: ignore[return-value]
 
+    def check_handler(self, where: str, cont: ir.Cont, handler: str) -> None:
+        target = self.check_label(where, cont, handler)
+        if [p.type for p in target.params] != [EXN]:
+            self.fail(where, f"handler {handler} must take one parameter of type exn")
+
     def check_value(self, where: str, cont: ir.Cont, b: ir.Binding) -> None:
         v, t = b.value, b.var.type
         expected: TCon | None = None
+        handler = ir.handler_of(v)
+        if handler is not None:
+            self.check_handler(where, cont, handler)
         if isinstance(v, ir.Prim) and v.op in GENERIC:
             problem = GENERIC[v.op].check([a.type for a in v.args], t)
             if problem is not None:

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from llvmlite import ir as ll
 
 from cpsc.cps import ir as cps
+from cpsc.cps.primops import evaluate
 from cpsc.ssa import ir
+from cpsc.syntax.builtins import ExceptionId
 from cpsc.types.types import TCon
 
 I64, I32, I8, I1 = ll.IntType(64), ll.IntType(32), ll.IntType(8), ll.IntType(1)
@@ -27,14 +29,13 @@ RUNTIME = {
     "fl_string_of_int": (PTR, [I64]), "fl_string_of_float": (PTR, [F64]),
     "fl_concat": (PTR, [PTR, PTR]), "fl_compare_string": (I64, [PTR, PTR]),
     "fl_compare_float": (I64, [F64, F64]), "fl_int_of_float": (I64, [F64]),
-    "fl_exit": (VOID, [I64]), "fl_division_by_zero": (VOID, []),
+    "fl_exit": (VOID, [I64]),
     "fl_alloc_atomic": (PTR, [I64]), "fl_array_make": (PTR, [I64, I64, I64]),
-    "fl_index_out_of_bounds": (VOID, []), "fl_match_failure": (VOID, [PTR, I64, I64]),
     "fl_string_make": (PTR, [I64, I8]), "fl_string_sub": (PTR, [PTR, I64, I64]),
-    "fl_string_of_char_array": (PTR, [PTR]), "fl_char_chr": (I8, [I64]),
-    "fl_compare_float_partial": (I64, [F64, F64]), "fl_failwith": (VOID, [PTR]),
-    "fl_invalid_arg": (VOID, [PTR]), "fl_not_found": (VOID, []),
+    "fl_string_of_char_array": (PTR, [PTR]),
+    "fl_compare_float_partial": (I64, [F64, F64]),
     "fl_int_of_string": (I64, [PTR]), "fl_float_of_string": (F64, [PTR]), "fl_read_line": (PTR, []),
+    "fl_int_of_string_ok": (I64, [PTR]), "fl_float_of_string_ok": (I64, [PTR]), "fl_at_eof": (I64, []),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
     "tan": (F64, [F64]), "atan": (F64, [F64]), "ceil": (F64, [F64]), "log10": (F64, [F64]),
@@ -57,9 +58,7 @@ class ModuleLowering:
         self.ssa = module
         self.module = ll.Module(name="fl")
         self.runtime = {name: self._declare(name, r, a) for name, (r, a) in RUNTIME.items()}
-        for name in ("fl_exit", "fl_division_by_zero", "fl_index_out_of_bounds", "fl_match_failure", "fl_failwith",
-                     "fl_invalid_arg", "fl_not_found"):
-            self.runtime[name].attributes.add("noreturn")
+        self.runtime["fl_exit"].attributes.add("noreturn")
         self.functions: dict[str, ll.Function] = {}
         self.strings: dict[str, ll.GlobalVariable] = {}
         # ids of the LLVM values known at compile time beside literals: the globals made by
@@ -68,6 +67,9 @@ class ModuleLowering:
         self.constants: list[ll.Value] = []
         self.global_slots = {name: i for i, (name, _) in enumerate(module.globals)}
         self.globals_record = ll.GlobalVariable(self.module, PTR, "fl_globals")  # defined by the runtime
+        self.pending_exception = ll.GlobalVariable(self.module, PTR, "fl_exception")  # the runtime's too
+        self.exception_ids: dict[str, ll.GlobalVariable] = {}
+        self.may_raise = functions_that_may_raise(module)
         for f in module.functions:
             fn = ll.Function(self.module, function_type([p.type for p in f.params], f.result), _symbol(f.name))
             fn.calling_convention = "tailcc"
@@ -88,6 +90,17 @@ class ModuleLowering:
             g.initializer, g.global_constant, g.linkage = init, True, "private"
             self.strings[text] = g
         return self.strings[text]
+
+    def exception_id(self, exception: ExceptionId) -> ll.GlobalVariable:
+        """An exception's identity: read-only data `{name, kinds}` (two strings) that the runtime
+        prints an uncaught exception from; its address is what `phys_eq` compares."""
+        if exception.key not in self.exception_ids:
+            init = ll.Constant.literal_struct([self.string(exception.name), self.string(exception.kinds)])
+            g = ll.GlobalVariable(self.module, init.type, f"exception.{len(self.exception_ids)}")
+            g.type = PTR  # used only as an opaque pointer (see `static_tuple`)
+            g.initializer, g.global_constant, g.linkage = init, True, "private"
+            self.exception_ids[exception.key] = g
+        return self.exception_ids[exception.key]
 
     def static_tuple(self, items: list[ll.Constant]) -> ll.GlobalVariable:
         """A tuple of constants as read-only data, laid out as an allocated one (a slot of 8
@@ -155,6 +168,8 @@ class FunctionLowering:
         name = o.type.name
         if name == "string":
             return self.owner.string(str(o.value))
+        if name == "exnid":
+            return self.owner.exception_id(o.value)  # type: ignore[arg-type]
         if name == "char":
             return I8(ord(str(o.value)))
         if name == "unit":
@@ -185,13 +200,11 @@ class FunctionLowering:
         b = self.builder
         if isinstance(v, cps.Prim):
             return self.primitive(v.op, [self.operand(a) for a in v.args], var.type)
-        if isinstance(v, cps.Call):
-            return b.call(self.owner.functions[v.function], [self.operand(a) for a in v.args], cconv="tailcc")
-        if isinstance(v, cps.Apply):
-            closure = self.operand(v.closure)
-            code = b.load(closure, typ=PTR)
-            fnty = function_type([v.closure.type] + [a.type for a in v.args], var.type)
-            return b.call(_Callee(code, fnty), [closure] + [self.operand(a) for a in v.args], cconv="tailcc")
+        if isinstance(v, (cps.Call, cps.Apply)):
+            result = self.call(var, v)
+            if self.raises(v):
+                self.propagate()
+            return result
         if isinstance(v, cps.MakeClosure):
             return self.allocate([self.owner.functions[v.function]] + [self.operand(c) for c in v.captured])
         if isinstance(v, (cps.MakeTuple, cps.MakeBlock)):
@@ -216,9 +229,48 @@ class FunctionLowering:
             return I8(0)
         raise AssertionError(f"callc reached LLVM lowering: {v}")
 
+    def call(self, var: cps.Var, v: cps.Call | cps.Apply) -> ll.Value:
+        b = self.builder
+        if isinstance(v, cps.Call):
+            return b.call(self.owner.functions[v.function], [self.operand(a) for a in v.args], cconv="tailcc")
+        closure = self.operand(v.closure)
+        code = b.load(closure, typ=PTR)
+        fnty = function_type([v.closure.type] + [a.type for a in v.args], var.type)
+        return b.call(_Callee(code, fnty), [closure] + [self.operand(a) for a in v.args], cconv="tailcc")
+
+    def raises(self, v: cps.Call | cps.Apply) -> bool:
+        return isinstance(v, cps.Apply) or v.function in self.owner.may_raise
+
+    def raised(self) -> ll.Value:
+        """Whether the call just made raised (an exception is pending)."""
+        b = self.builder
+        return b.icmp_unsigned("!=", b.load(self.owner.pending_exception, typ=PTR), ll.Constant(PTR, None))
+
+    def propagate(self) -> None:
+        """After a call with no handler here: if it raised, return at once (the exception stays
+        pending for this function's caller), else carry on in a new block."""
+        b = self.builder
+        out = self.fn.append_basic_block(b.block.name + ".raised")
+        carry_on = self.fn.append_basic_block(b.block.name + ".returned")
+        b.cbranch(self.raised(), out, carry_on, )
+        b.position_at_end(out)
+        b.ret(ll.Constant(lltype(self.f.result), ll.Undefined))
+        b.position_at_end(carry_on)
+
     def terminator(self, t: ir.Terminator) -> None:
         b = self.builder
-        if isinstance(t, ir.Return):
+        if isinstance(t, ir.Invoke):
+            v = t.binding.value
+            assert isinstance(v, (cps.Call, cps.Apply))
+            self.values[t.binding.var.name] = self.call(t.binding.var, v)
+            if self.raises(v):
+                b.cbranch(self.raised(), self.blocks[t.unwind], self.blocks[t.normal])
+            else:
+                b.branch(self.blocks[t.normal])
+        elif isinstance(t, ir.Raise):
+            b.store(self.operand(t.value), self.owner.pending_exception)
+            b.ret(ll.Constant(lltype(self.f.result), ll.Undefined))
+        elif isinstance(t, ir.Return):
             b.ret(self.operand(t.value))
         elif isinstance(t, ir.Goto):
             b.branch(self.blocks[t.target])
@@ -241,6 +293,9 @@ class FunctionLowering:
     # ---------------------------------------------------------------- primitives
     def primitive(self, op: str, args: list[ll.Value], result: TCon) -> ll.Value:
         b = self.builder
+        if result.name == "float" and args and all(isinstance(a, ll.Constant) and a.type == F64 for a in args):
+            # Folded here with x86-64's NaN (sign bit set): LLVM folds 0/0 to a positive NaN
+            return F64(evaluate(op, [a.constant for a in args], []))  # type: ignore[attr-defined]
         simple: dict[str, Callable[..., ll.Value]] = {
             "add_int": b.add, "sub_int": b.sub, "mul_int": b.mul, "and_int": b.and_,
             "or_int": b.or_, "xor_int": b.xor, "add_float": b.fadd, "sub_float": b.fsub,
@@ -292,22 +347,10 @@ class FunctionLowering:
         return self.comparison(op, args)
 
     # ---------------------------------------------------------------- data
-    def bounds_check(self, index: ll.Value, length: ll.Value) -> None:
-        """Carry on if 0 <= index < length, else raise Invalid_argument "index out of bounds"."""
+    def element(self, array: ll.Value, index: ll.Value) -> ll.Value:
+        """The address of an array's element (slot 0 holds the length); the CPS conversion
+        tested the index."""
         b = self.builder
-        fail = self.fn.append_basic_block(b.block.name + ".bounds")
-        ok = self.fn.append_basic_block(b.block.name + ".inbounds")
-        b.cbranch(b.icmp_unsigned("<", index, length), ok, fail)
-        b.position_at_end(fail)
-        self.rt("fl_index_out_of_bounds")
-        b.unreachable()
-        b.position_at_end(ok)
-
-    def element(self, array: ll.Value, index: ll.Value, checked: bool) -> ll.Value:
-        """The address of an array's element (slot 0 holds the length)."""
-        b = self.builder
-        if checked:
-            self.bounds_check(index, b.load(array, typ=I64))
         return b.gep(array, [b.add(index, I64(1))], source_etype=I64)
 
     def store(self, value: ll.Value, address: ll.Value) -> ll.Value:
@@ -315,10 +358,8 @@ class FunctionLowering:
         self.builder.store(value, address)
         return I8(0)
 
-    def byte(self, string: ll.Value, index: ll.Value, checked: bool) -> ll.Value:
+    def byte(self, string: ll.Value, index: ll.Value) -> ll.Value:
         b = self.builder
-        if checked:
-            self.bounds_check(index, b.load(string, typ=I64))
         return b.load(b.gep(string, [b.add(index, I64(8))], source_etype=I8), typ=I8)
 
     def slot_bits(self, value: ll.Value) -> ll.Value:
@@ -330,9 +371,15 @@ class FunctionLowering:
             return b.ptrtoint(value, I64)
         return value if value.type == I64 else b.zext(value, I64)
 
-    def never_returns(self, function: str, args: list[ll.Value], result: TCon) -> ll.Value:
-        self.rt(function, *args)
-        return ll.Constant(lltype(result), ll.Undefined)
+    def truth(self, value: ll.Value) -> ll.Value:
+        return self.builder.icmp_signed("!=", value, I64(0))
+
+    def caught_exception(self) -> ll.Value:
+        """In a landing block: take the pending exception (none is pending after)."""
+        b = self.builder
+        exception = b.load(self.owner.pending_exception, typ=PTR)
+        b.store(ll.Constant(PTR, None), self.owner.pending_exception)
+        return exception
 
 
     def comparison(self, op: str, args: list[ll.Value]) -> ll.Value:
@@ -358,15 +405,9 @@ class FunctionLowering:
         return b.icmp_unsigned(ICMP[kind], a, c)
 
     def division(self, op: str, a: ll.Value, c: ll.Value) -> ll.Value:
-        """OCaml semantics: raise on zero; `min_int / -1` wraps instead of trapping."""
+        """OCaml semantics: `min_int / -1` wraps instead of trapping (the CPS conversion tested
+        the divisor for zero first)."""
         b = self.builder
-        fail = self.fn.append_basic_block(b.block.name + ".div0")
-        ok = self.fn.append_basic_block(b.block.name + ".divok")
-        b.cbranch(b.icmp_signed("==", c, I64(0)), fail, ok)
-        b.position_at_end(fail)
-        self.rt("fl_division_by_zero")
-        b.unreachable()
-        b.position_at_end(ok)
         minus_one = b.icmp_signed("==", c, I64(-1))
         safe = b.select(minus_one, I64(1), c)
         if op == "div_int":
@@ -428,13 +469,10 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "array_make": _array_make,
     "array_empty": lambda f, a, r: f.rt("fl_array_make", I64(0), I64(0), I64(1)),
     "array_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
-    "array_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1], True), typ=lltype(r)),
-    "array_unsafe_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1], False), typ=lltype(r)),
-    "array_set": lambda f, a, r: f.store(a[2], f.element(a[0], a[1], True)),
-    "array_unsafe_set": lambda f, a, r: f.store(a[2], f.element(a[0], a[1], False)),
+    "array_unsafe_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1]), typ=lltype(r)),
+    "array_unsafe_set": lambda f, a, r: f.store(a[2], f.element(a[0], a[1])),
     "string_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
-    "string_get": lambda f, a, r: f.byte(a[0], a[1], True),
-    "string_unsafe_get": lambda f, a, r: f.byte(a[0], a[1], False),
+    "string_unsafe_get": lambda f, a, r: f.byte(a[0], a[1]),
     "string_make": lambda f, a, r: f.rt("fl_string_make", *a),
     "string_sub": lambda f, a, r: f.rt("fl_string_sub", *a),
     "string_of_char_array": lambda f, a, r: f.rt("fl_string_of_char_array", *a),
@@ -442,13 +480,39 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "int_of_string": lambda f, a, r: f.rt("fl_int_of_string", *a),
     "read_line": lambda f, a, r: f.rt("fl_read_line"),
     "float_of_string": lambda f, a, r: f.rt("fl_float_of_string", *a),
-    "char_chr": lambda f, a, r: f.rt("fl_char_chr", *a),
+    "int_of_string_ok": lambda f, a, r: f.truth(f.rt("fl_int_of_string_ok", *a)),
+    "float_of_string_ok": lambda f, a, r: f.truth(f.rt("fl_float_of_string_ok", *a)),
+    "at_eof": lambda f, a, r: f.truth(f.rt("fl_at_eof")),
+    "char_chr": lambda f, a, r: f.builder.trunc(a[0], I8),
     "compare_partial_float": lambda f, a, r: f.rt("fl_compare_float_partial", *a),
-    "match_failure": lambda f, a, r: f.never_returns("fl_match_failure", a, r),
-    "failwith": lambda f, a, r: f.never_returns("fl_failwith", a, r),
-    "invalid_arg": lambda f, a, r: f.never_returns("fl_invalid_arg", a, r),
-    "not_found": lambda f, a, r: f.never_returns("fl_not_found", [], r),
+    "caught_exception": lambda f, a, r: f.caught_exception(),
 }
+
+
+def functions_that_may_raise(module: ir.Module) -> set[str]:
+    """The functions an exception may leave: those that raise one out, call a closure (which
+    may raise) without a handler, or call one of these without a handler. Calls of the others
+    need no test after them."""
+    raising: set[str] = set()
+    callers: dict[str, list[str]] = {}
+    for f in module.functions:
+        for block in f.blocks:
+            term = block.terminator
+            if isinstance(term, (ir.Raise, cps.TailApply)) or any(
+                    isinstance(x.value, cps.Apply) for x in block.instructions):
+                raising.add(f.name)
+            callees = [x.value.function for x in block.instructions if isinstance(x.value, cps.Call)]
+            if isinstance(term, cps.TailCall):
+                callees.append(term.function)
+            for callee in callees:
+                callers.setdefault(callee, []).append(f.name)
+    work = list(raising)
+    while work:
+        for caller in callers.get(work.pop(), []):
+            if caller not in raising:
+                raising.add(caller)
+                work.append(caller)
+    return raising
 
 
 def lower_module(module: ir.Module) -> ll.Module:

@@ -225,8 +225,8 @@ class Compiler:
             return True
         if kind == "bool":
             return len(heads) == 2
-        if kind == "constructor":
-            return len(heads) == len(self.datatypes.types[t.name].constructors)
+        if kind == "constructor":  # `exn` is open: never complete
+            return t.name != "exn" and len(heads) == len(self.datatypes.types[t.name].constructors)
         return t.name == "char" and len(heads) == 256
 
 
@@ -258,7 +258,8 @@ def compile_match(match: ast.Match, datatypes: DataTypes) -> CompiledMatch:
     rows = [_Row([c.pattern], (), i) for i, c in enumerate(match.cases)]
     tree = compiler.compile(rows, [root])
     warnings = list(_unused_cases(match, tree))
-    missing = _missing_example(tree, root, datatypes)
+    # A try's handler raises what it does not match; OCaml's example for exn is `*extension*`.
+    missing = None if match.reraise or root.type.name == "exn" else _missing_example(tree, root, datatypes)
     if missing is not None:
         example, behind_guard = missing
         notes = [f"here is an example of a case that is not matched: {example}"]

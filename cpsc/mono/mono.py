@@ -165,6 +165,13 @@ class Monomorphiser:
             return ast.Construct(key, tuple(self.expr(a, env, subst) for a in args), e.span, t)  # type: ignore[arg-type]
         if isinstance(e, ast.Match):
             return self.match(e, env, subst)
+        if isinstance(e, ast.Try):
+            body = self.expr(e.body, env, subst)
+            with env.scope():
+                env.bind(ast.EXCEPTION_VAR, ast.EXCEPTION_VAR)
+                handler = self.match(e.handler, env, subst)
+            assert isinstance(handler, ast.Match)
+            return ast.Try(body, handler, e.span, t)
         if isinstance(e, ast.Record):
             keys = self.typing.fields[id(e)]
             fields = tuple((key, self.expr(value, env, subst)) for key, (_, value) in zip(keys, e.fields))
@@ -198,11 +205,11 @@ class Monomorphiser:
                 guard = None if case.guard is None else self.expr(case.guard, env, subst)
                 body = self.expr(case.body, env, subst)
             cases.append(ast.Case(pattern, guard, body, case.span, body.ty))
-        node = ast.Match(scrutinee, tuple(cases), e.span, self.type_of(e, subst))
+        node = ast.Match(scrutinee, tuple(cases), e.span, self.type_of(e, subst), reraise=e.reraise)
         compiled = compile_match(node, self.datatypes)
         for warning in compiled.warnings:
             self.warnings.setdefault((warning.span, warning.message), warning)
-        return ast.Match(scrutinee, tuple(cases), e.span, node.ty, compiled)
+        return ast.Match(scrutinee, tuple(cases), e.span, node.ty, compiled, e.reraise)
 
     def refutable_fun(self, e: ast.Fun, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         """`fun p -> body` with a pattern that tests: `fun x -> match x with p -> body`."""

@@ -28,6 +28,7 @@ from cpsc.cps.rewrite import (
     split_callc,
     use_census,
 )
+from cpsc.types.types import BOOL, EXNID
 
 Stats = Counter[str]
 
@@ -106,6 +107,9 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
 
 def _fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:
     """The constant a pure primitive of constant operands evaluates to (None: not foldable)."""
+    if isinstance(v, ir.Prim) and v.op == "phys_eq" and all(isinstance(a, ir.Const) and a.type == EXNID
+                                                            for a in v.args):
+        return ir.Const(v.args[0].value == v.args[1].value, BOOL)  # type: ignore[union-attr]
     if not (isinstance(v, ir.Prim) and v.op in PRIMOPS and is_pure(v.op) and not never_returns(v.op)
             and all(isinstance(a, ir.Const) for a in v.args)):
         return None
@@ -248,12 +252,16 @@ def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:
 
 
 def _incoming_args(program: ir.Program) -> dict[str, list[tuple[ir.Operand, ...]] | None]:
-    """For each continuation, the argument tuples of all jumps to it (None: also a branch/entry target)."""
+    """For each continuation, the argument tuples of all jumps to it (None: also a branch/entry
+    target, or a handler, whose parameter an exception from a call may also give)."""
     incoming: dict[str, list[tuple[ir.Operand, ...]] | None] = {label: [] for label in program.conts}
     for f in program.functions.values():
         incoming[f.entry] = None
     for cont in program.conts.values():
         for b in cont.bindings:
+            handler = ir.handler_of(b.value)
+            if handler is not None:
+                incoming[handler] = None
             if isinstance(b.value, ir.CallC) and incoming.get(b.value.target) is not None:
                 incoming[b.value.target].append(b.value.args)  # type: ignore[union-attr]
         term = cont.terminator

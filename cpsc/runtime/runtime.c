@@ -17,7 +17,6 @@
 typedef struct { int64_t length; char bytes[]; } fl_string;
 
 static fl_string *make_string(const char *bytes, int64_t n);
-void fl_uncaught(const char *description);
 
 static char out_buffer[1 << 16];
 static size_t out_used;
@@ -83,7 +82,7 @@ void fl_print_string(fl_string *s) { out_write(s->bytes, (size_t)s->length); }
 void fl_prerr_string(fl_string *s) { fwrite(s->bytes, 1, (size_t)s->length, stderr); }
 
 static int format_float(double x, char *b, size_t size) {
-    if (isnan(x)) return snprintf(b, size, "nan");
+    if (isnan(x)) return snprintf(b, size, signbit(x) ? "-nan" : "nan");
     if (isinf(x)) return snprintf(b, size, x > 0 ? "inf" : "-inf");
     int n = snprintf(b, size, "%.12g", x);
     for (int i = 0; i < n; i++) if (b[i] != '-' && (b[i] < '0' || b[i] > '9')) return n;
@@ -126,59 +125,65 @@ int64_t fl_int_of_float(double x) {
 
 void fl_exit(int64_t status) { fl_flush(); exit((int)status); }
 
-void fl_uncaught(const char *description) {
+/* Exceptions (docs/exceptions.md): a raise stores the exception here and returns; every call
+   that may raise tests it. An exception is a block whose slot 0 points to its identity. */
+void *fl_exception = NULL;
+
+typedef struct { fl_string *name; fl_string *kinds; } fl_exception_id;
+
+static void append(char *out, size_t size, size_t *n, const char *text) {
+    while (*text && *n + 1 < size) out[(*n)++] = *text++;
+    out[*n] = 0;
+}
+
+/* One argument, printed as OCaml's runtime prints it knowing only its representation; the
+   kind comes from the type at compile time (cpsc/syntax/builtins.py, ExceptionId). */
+static void format_argument(char kind, int64_t slot, char *out, size_t size, size_t *n) {
+    char number[32];
+    if (kind == 'i' || (kind == 'd' && (slot & 1))) {
+        snprintf(number, sizeof number, "%lld", (long long)(kind == 'i' ? slot : slot >> 1));
+        append(out, size, n, number);
+    } else if (kind == 's') {
+        append(out, size, n, "\"");
+        append(out, size, n, ((fl_string *)(intptr_t)slot)->bytes);
+        append(out, size, n, "\"");
+    } else {
+        append(out, size, n, "_");
+    }
+}
+
+static void format_exception(int64_t *exn, char *out, size_t size) {
+    fl_exception_id *id = (fl_exception_id *)(intptr_t)exn[0];
+    const char *kinds = id->kinds->bytes;
+    int64_t *args = exn + 1;
+    size_t n = 0;
+    out[0] = 0;
+    append(out, size, &n, id->name->bytes);
+    if (kinds[0] == 'T') {  /* Match_failure, Assert_failure: their tuple's components */
+        args = (int64_t *)(intptr_t)exn[1];
+        kinds = "sii";
+    }
+    if (kinds[0] == 0) return;
+    append(out, size, &n, "(");
+    for (size_t i = 0; kinds[i]; i++) {
+        if (i > 0) append(out, size, &n, ", ");
+        format_argument(kinds[i], args[i], out, size, &n);
+    }
+    append(out, size, &n, ")");
+}
+
+/* An exception escaped the program: flush stdout, say so as OCaml does, exit 2. */
+static void fl_uncaught(void *exn) {
+    char message[4096];
+    format_exception(exn, message, sizeof message);
     fl_flush();
-    fprintf(stderr, "Fatal error: exception %s\n", description);
+    fprintf(stderr, "Fatal error: exception %s\n", message);
     exit(2);
 }
 
-void fl_division_by_zero(void) { fl_uncaught("Division_by_zero"); }
-
-void fl_index_out_of_bounds(void) { fl_uncaught("Invalid_argument(\"index out of bounds\")"); }
-
-static void invalid_argument(const char *what) {
-    char message[256];
-    snprintf(message, sizeof message, "Invalid_argument(\"%s\")", what);
-    fl_uncaught(message);
-}
-
-/* An exception's string argument as OCaml prints it (String.escaped, in quotes). */
-static void quote(const fl_string *s, char *out, size_t size) {
-    size_t n = 0;
-    out[n++] = '"';
-    for (int64_t i = 0; i < s->length && n + 6 < size; i++) {
-        unsigned char c = (unsigned char)s->bytes[i];
-        if (c == '"' || c == '\\') { out[n++] = '\\'; out[n++] = (char)c; }
-        else if (c == '\n') { out[n++] = '\\'; out[n++] = 'n'; }
-        else if (c == '\t') { out[n++] = '\\'; out[n++] = 't'; }
-        else if (c == '\r') { out[n++] = '\\'; out[n++] = 'r'; }
-        else if (c == '\b') { out[n++] = '\\'; out[n++] = 'b'; }
-        else if (c >= ' ' && c <= '~') out[n++] = (char)c;
-        else n += (size_t)snprintf(out + n, size - n, "\\%03d", c);
-    }
-    out[n++] = '"';
-    out[n] = 0;
-}
-
-static void uncaught_with(const char *exception, fl_string *argument) {
-    char text[1024], message[1100];
-    quote(argument, text, sizeof text);
-    snprintf(message, sizeof message, "%s(%s)", exception, text);
-    fl_uncaught(message);
-}
-
-void fl_failwith(fl_string *message) { uncaught_with("Failure", message); }
-void fl_invalid_arg(fl_string *message) { uncaught_with("Invalid_argument", message); }
-void fl_not_found(void) { fl_uncaught("Not_found"); }
-
-static void failure(const char *message) {
-    char text[256];
-    snprintf(text, sizeof text, "Failure(\"%s\")", message);
-    fl_uncaught(text);
-}
-
-/* OCaml's int_of_string at 64 bits (cpsc/syntax/builtins.py says the same in Python). */
-int64_t fl_int_of_string(fl_string *s) {
+/* OCaml's int_of_string at 64 bits (cpsc/syntax/builtins.py says the same in Python); 0 if
+   the string is not an integer (the prelude then raises Failure "int_of_string"). */
+static int parse_int(const fl_string *s, int64_t *result) {
     const char *p = s->bytes, *end = s->bytes + s->length;
     int negative = 0;
     if (p < end && (*p == '-' || *p == '+')) negative = *p++ == '-';
@@ -189,7 +194,7 @@ int64_t fl_int_of_string(fl_string *s) {
         else if (c == 'b' || c == 'B') base = 2;
         if (base != 10) p += 2;
     }
-    if (p == end || *p == '_') failure("int_of_string");
+    if (p == end || *p == '_') return 0;
     uint64_t value = 0;
     for (; p < end; p++) {
         if (*p == '_') continue;
@@ -198,48 +203,55 @@ int64_t fl_int_of_string(fl_string *s) {
         else if (*p >= 'a' && *p <= 'f') digit = *p - 'a' + 10;
         else if (*p >= 'A' && *p <= 'F') digit = *p - 'A' + 10;
         else digit = 99;
-        if (digit >= base) failure("int_of_string");
-        if (value > (UINT64_MAX - (uint64_t)digit) / (uint64_t)base) failure("int_of_string");
+        if (digit >= base) return 0;
+        if (value > (UINT64_MAX - (uint64_t)digit) / (uint64_t)base) return 0;
         value = value * (uint64_t)base + (uint64_t)digit;
     }
-    if (base == 10 && value > (uint64_t)INT64_MAX + (negative ? 1u : 0u)) failure("int_of_string");
-    return negative ? (int64_t)(0 - value) : (int64_t)value;
+    if (base == 10 && value > (uint64_t)INT64_MAX + (negative ? 1u : 0u)) return 0;
+    *result = negative ? (int64_t)(0 - value) : (int64_t)value;
+    return 1;
 }
 
-double fl_float_of_string(fl_string *s) {
+int64_t fl_int_of_string_ok(fl_string *s) { int64_t x; return parse_int(s, &x); }
+int64_t fl_int_of_string(fl_string *s) { int64_t x = 0; parse_int(s, &x); return x; }
+
+static int parse_float(const fl_string *s, double *result) {
     char *copy = GC_malloc_atomic((size_t)s->length + 1), *q = copy;
     for (int64_t i = 0; i < s->length; i++) if (s->bytes[i] != '_') *q++ = s->bytes[i];
     *q = 0;
     char *end;
-    double x = strtod(copy, &end);
-    if (end == copy || *end != 0) failure("float_of_string");
-    return x;
+    *result = strtod(copy, &end);
+    return !(end == copy || *end != 0);
 }
 
-/* read_line: flush stdout, then the next line of stdin without its newline. */
+int64_t fl_float_of_string_ok(fl_string *s) { double x; return parse_float(s, &x); }
+double fl_float_of_string(fl_string *s) { double x = 0; parse_float(s, &x); return x; }
+
+/* Whether stdin is at its end (stdout flushed first, as OCaml's read_line does). */
+int64_t fl_at_eof(void) {
+    fl_flush();
+    int c = getc(stdin);
+    if (c == EOF) return 1;
+    ungetc(c, stdin);
+    return 0;
+}
+
+/* read_line once fl_at_eof said there is a line: the next line of stdin without its newline. */
 fl_string *fl_read_line(void) {
     fl_flush();
     char *line = NULL;
     size_t capacity = 0;
     ssize_t n = getline(&line, &capacity, stdin);
-    if (n < 0) { free(line); fl_uncaught("End_of_file"); }
+    if (n < 0) n = 0;
     if (n > 0 && line[n - 1] == '\n') n--;
-    fl_string *s = make_string(line, n);
+    fl_string *s = make_string(line ? line : "", n);
     free(line);
     return s;
-}
-
-void fl_match_failure(fl_string *file, int64_t line, int64_t column) {
-    char message[1024];
-    snprintf(message, sizeof message, "Match_failure(\"%s\", %lld, %lld)", file->bytes, (long long)line,
-             (long long)column);
-    fl_uncaught(message);
 }
 
 /* Arrays: {int64 length; 8-byte slots}. The slots of an array of numbers hold no pointers, so
    it comes from the atomic allocator. */
 void *fl_array_make(int64_t n, int64_t bits, int64_t atomic) {
-    if (n < 0) invalid_argument("Array.make");
     size_t bytes = 8 * ((size_t)n + 1);
     int64_t *array = atomic ? GC_malloc_atomic(bytes) : GC_malloc(bytes);
     array[0] = n;
@@ -248,7 +260,6 @@ void *fl_array_make(int64_t n, int64_t bits, int64_t atomic) {
 }
 
 fl_string *fl_string_make(int64_t n, int8_t c) {
-    if (n < 0) invalid_argument("Bytes.create");
     fl_string *s = GC_malloc_atomic(sizeof(fl_string) + (size_t)n + 1);
     s->length = n;
     memset(s->bytes, c, (size_t)n);
@@ -257,7 +268,6 @@ fl_string *fl_string_make(int64_t n, int8_t c) {
 }
 
 fl_string *fl_string_sub(fl_string *s, int64_t start, int64_t length) {
-    if (start < 0 || length < 0 || start > s->length - length) invalid_argument("String.sub / Bytes.sub");
     return make_string(s->bytes + start, length);
 }
 
@@ -268,11 +278,6 @@ fl_string *fl_string_of_char_array(int64_t *array) {
     for (int64_t i = 0; i < n; i++) s->bytes[i] = (char)array[i + 1];
     s->bytes[n] = 0;
     return s;
-}
-
-int8_t fl_char_chr(int64_t n) {
-    if (n < 0 || n > 255) invalid_argument("Char.chr");
-    return (int8_t)n;
 }
 
 int64_t fl_compare_float_partial(double a, double b) {
@@ -313,6 +318,7 @@ static void *run_program(void *program) {
     pthread_attr_destroy(&attr);
     stack_low = (char *)base;
     ((void (*)(void))program)();
+    if (fl_exception != NULL) fl_uncaught(fl_exception);
     fl_flush();
     return NULL;
 }

@@ -1,50 +1,118 @@
 """CPS (closure-converted) to basic-block SSA: each continuation becomes a block, its parameters
-phis, `jump k(args)` a goto plus one phi input per parameter, `jump (ret f)(v)` a return.
+phis, `jump k(args)` a goto plus one phi input per parameter, `jump (ret f)(v)` a return,
+`jump (exn f)(e)` a raise. A call with a handler ends its block (an `invoke`); the rest of the
+continuation follows in a block of its own, and the exceptional edge goes through a landing
+block that takes the exception and passes it to the handler's phi.
 Branch targets take no arguments, so every phi input sits on an edge of its own (no critical
 edge into a block with phis); the SSA verifier checks it."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from cpsc.cps import ir as cps
 from cpsc.ssa import ir
+from cpsc.types.types import EXN
+
+
+def _split_at_handled_calls(cont: cps.Cont, fresh: Callable[[str], str]) -> list[_Piece]:
+    """The blocks of one continuation: each but the last ends in an invoke (with the handler
+    its exception goes to); the last has the rest of the bindings and no terminator yet."""
+    out: list[_Piece] = []
+    label, start = cont.label, 0
+    for i, b in enumerate(cont.bindings):
+        handler = cps.handler_of(b.value)
+        if handler is None:
+            continue
+        assert isinstance(b.value, (cps.Call, cps.Apply))
+        value = dataclasses.replace(b.value, handler=None)
+        normal = fresh(f"{cont.label}.returned")
+        invoke = ir.Invoke(cps.Binding(b.var, value), normal, fresh(f"{cont.label}.landing"))
+        out.append(_Piece(label, cont.bindings[start:i], invoke, handler))
+        label, start = normal, i + 1
+    out.append(_Piece(label, cont.bindings[start:], None, None))
+    return out
+
+
+@dataclass(frozen=True)
+class _Piece:
+    label: str
+    instructions: tuple[cps.Binding, ...]
+    invoke: ir.Invoke | None
+    handler: str | None
+
+
+class _FunctionConversion:
+    def __init__(self, program: cps.Program, name: str) -> None:
+        self.program = program
+        self.name = name
+        self.order = cps.function_conts(program, name)
+        self.taken = set(self.order)
+        self.inputs: dict[str, list[tuple[str, tuple[cps.Operand, ...]]]] = {label: [] for label in self.order}
+        self.blocks: dict[str, tuple[tuple[cps.Binding, ...], ir.Terminator]] = {}
+        self.block_order: list[str] = []
+
+    def fresh(self, hint: str) -> str:
+        candidate, n = hint, 1
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{hint}{n}"
+        self.taken.add(candidate)
+        return candidate
+
+    def add(self, label: str, instructions: tuple[cps.Binding, ...], term: ir.Terminator) -> None:
+        self.blocks[label] = (instructions, term)
+        self.block_order.append(label)
+
+    def convert(self) -> ir.Function:
+        for cont_label in self.order:
+            self.continuation(self.program.conts[cont_label])
+        params = {label: self.program.conts[label].params for label in self.order}
+        out = []
+        for label in self.block_order:
+            phis = tuple(ir.Phi(p, tuple((pred, args[i]) for pred, args in self.inputs[label]))
+                         for i, p in enumerate(params.get(label, ())))
+            bindings, block_term = self.blocks[label]
+            out.append(ir.Block(label, phis, bindings, block_term))
+        preds: dict[str, list[str]] = {b.label: [] for b in out}
+        for b in out:
+            for s in ir.block_successors(b.terminator):
+                preds[s].append(b.label)
+        f = self.program.functions[self.name]
+        return ir.Function(self.name, f.params, f.result, tuple(out),
+                           tuple((k, tuple(v)) for k, v in preds.items()), f.noinline)
+
+    def continuation(self, cont: cps.Cont) -> None:
+        *handled, last = _split_at_handled_calls(cont, self.fresh)
+        for piece in handled:
+            assert piece.invoke is not None and piece.handler is not None
+            self.add(piece.label, piece.instructions, piece.invoke)
+            caught = cps.Var(self.fresh(f"{piece.invoke.unwind}.exn"), EXN)
+            self.add(piece.invoke.unwind, (cps.Binding(caught, cps.Prim("caught_exception", ())),),
+                     ir.Goto(piece.handler))
+            self.inputs[piece.handler].append((piece.invoke.unwind, (caught,)))
+        self.add(last.label, last.instructions, self.terminator(last.label, cont.terminator))
+
+    def terminator(self, label: str, term: cps.Terminator) -> ir.Terminator:
+        if isinstance(term, cps.Jump):
+            if isinstance(term.target, cps.Ret):
+                return ir.Return(term.args[0])
+            if isinstance(term.target, cps.Exn):
+                return ir.Raise(term.args[0])
+            self.inputs[term.target].append((label, term.args))
+            return ir.Goto(term.target)
+        if isinstance(term, cps.Branch):
+            # Branch targets take no arguments (the verifier's rule), so no edge carries a phi
+            # input out of a two-way block: no critical edge needs splitting.
+            return ir.CondBr(term.condition, term.if_true, term.if_false)
+        assert isinstance(term, (cps.TailCall, cps.TailApply, cps.Switch))
+        return term  # a switch's targets, as a branch's, take no arguments
 
 
 def convert_function(program: cps.Program, name: str) -> ir.Function:
-    f = program.functions[name]
-    order = cps.function_conts(program, name)
-    inputs: dict[str, list[tuple[str, tuple[cps.Operand, ...]]]] = {label: [] for label in order}
-    blocks: dict[str, tuple[tuple[cps.Binding, ...], ir.Terminator]] = {}
-    for label in order:
-        cont = program.conts[label]
-        term: cps.Terminator = cont.terminator
-        new_term: ir.Terminator
-        if isinstance(term, cps.Jump):
-            if isinstance(term.target, cps.Ret):
-                new_term = ir.Return(term.args[0])
-            else:
-                new_term = ir.Goto(term.target)
-                inputs[term.target].append((label, term.args))
-        elif isinstance(term, cps.Branch):
-            # Branch targets take no arguments (the verifier's rule), so no edge carries a phi
-            # input out of a two-way block: no critical edge needs splitting.
-            new_term = ir.CondBr(term.condition, term.if_true, term.if_false)
-        else:
-            assert isinstance(term, (cps.TailCall, cps.TailApply, cps.Switch))
-            new_term = term  # a switch's targets, as a branch's, take no arguments
-        blocks[label] = (cont.bindings, new_term)
-    out = []
-    for label in order:
-        cont = program.conts[label]
-        phis = tuple(ir.Phi(p, tuple((pred, args[i]) for pred, args in inputs[label]))
-                     for i, p in enumerate(cont.params))
-        bindings, block_term = blocks[label]
-        out.append(ir.Block(label, phis, bindings, block_term))
-    preds: dict[str, list[str]] = {b.label: [] for b in out}
-    for b in out:
-        for s in ir.block_successors(b.terminator):
-            preds[s].append(b.label)
-    return ir.Function(name, f.params, f.result, tuple(out), tuple((k, tuple(v)) for k, v in preds.items()),
-                       f.noinline)
+    return _FunctionConversion(program, name).convert()
 
 
 def to_ssa(program: cps.Program) -> ir.Module:

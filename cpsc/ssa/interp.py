@@ -8,6 +8,7 @@ from cpsc.cps import ir as cps
 from cpsc.cps.interp import ClosureValue, switch_target
 from cpsc.cps.primops import evaluate
 from cpsc.ssa import ir
+from cpsc.syntax.builtins import FlRaise
 from cpsc.syntax.values import Machine, Outcome, machine, run_deep
 
 
@@ -18,6 +19,7 @@ class SsaInterpreter:
         self.main = module.main
         self.machine = Machine()
         self.globals: dict[str, Any] = {}
+        self.caught: Any = None  # the exception an invoke's call raised (read by its landing block)
 
     def call(self, name: str, args: list[Any]) -> Any:
         while True:
@@ -39,6 +41,10 @@ class SsaInterpreter:
                     previous, block = block.label, blocks[target]
                 elif isinstance(term, cps.Switch):
                     previous, block = block.label, blocks[switch_target(term, self.operand(term.value, env))]
+                elif isinstance(term, ir.Invoke):
+                    previous, block = block.label, blocks[self.invoke(term, env)]
+                elif isinstance(term, ir.Raise):
+                    raise FlRaise(self.operand(term.value, env))
                 else:
                     break
             if isinstance(term, ir.Return):
@@ -50,12 +56,23 @@ class SsaInterpreter:
                 closure = self.operand(term.closure, env)
                 name, args = closure.function, [closure] + args
 
+    def invoke(self, term: ir.Invoke, env: dict[str, Any]) -> str:
+        """Run an invoke's call; the block control goes to next."""
+        try:
+            env[term.binding.var.name] = self.value(term.binding.value, env)
+        except FlRaise as raised:
+            self.caught = raised.value
+            return term.unwind
+        return term.normal
+
     def operand(self, o: cps.Operand, env: dict[str, Any]) -> Any:
         return o.value if isinstance(o, cps.Const) else env[o.name]
 
     def value(self, v: cps.Value, env: dict[str, Any]) -> Any:
         ops = [self.operand(o, env) for o in cps.value_operands(v)]
         if isinstance(v, cps.Prim):
+            if v.op == "caught_exception":
+                return self.caught
             return evaluate(v.op, ops, self.machine.out)
         if isinstance(v, cps.Call):
             return self.call(v.function, ops)

@@ -36,7 +36,25 @@ class CondBr:
     if_false: str
 
 
-Terminator = Union[Return, Goto, CondBr, cps.Switch, cps.TailCall, cps.TailApply]
+@dataclass(frozen=True)
+class Invoke:
+    """A call with a handler ends its block (as LLVM's `invoke`): `binding` defines its result
+    in `normal`, where control goes when the callee returns; when it raises, control goes to
+    `unwind`, a landing block that takes the exception (`caught_exception`)."""
+
+    binding: cps.Binding
+    normal: str
+    unwind: str
+
+
+@dataclass(frozen=True)
+class Raise:
+    """Raise `value` out of the function (`jump (exn f)(value)` in CPS)."""
+
+    value: Operand
+
+
+Terminator = Union[Return, Goto, CondBr, cps.Switch, cps.TailCall, cps.TailApply, Invoke, Raise]
 
 
 @dataclass(frozen=True)
@@ -74,12 +92,16 @@ def block_successors(term: Terminator) -> list[str]:
         return [term.if_true, term.if_false]
     if isinstance(term, cps.Switch):
         return term.labels
+    if isinstance(term, Invoke):
+        return [term.normal, term.unwind]
     return []
 
 
 def terminator_operands(term: Terminator) -> tuple[Operand, ...]:
-    if isinstance(term, Return):
+    if isinstance(term, (Return, Raise)):
         return (term.value,)
+    if isinstance(term, Invoke):
+        return cps.value_operands(term.binding.value)
     if isinstance(term, CondBr):
         return (term.condition,)
     if isinstance(term, cps.Switch):

@@ -74,6 +74,12 @@ class _BuildSsa(_Build):
     def condbr(self, items: list[Any]) -> Any:
         return ("br", items[0], str(items[1])[1:], str(items[2])[1:])
 
+    def invoke(self, items: list[Any]) -> Any:
+        return ("invoke", cps.Var(str(items[0])[1:], items[1]), items[2], str(items[3])[1:], str(items[4])[1:])
+
+    def raise_term(self, items: list[Any]) -> Any:
+        return ("raise", items[0])
+
 
 def parse_module(text: str) -> ir.Module:
     main, globals_, functions = _BuildSsa().transform(_parser().parse(text))
@@ -83,8 +89,10 @@ def parse_module(text: str) -> ir.Module:
 def _function(name: str, params: tuple[cps.Var, ...], result: TCon, blocks: list[Any],
               noinline: bool) -> ir.Function:
     types = {p.name: p.type for p in params}
-    for _, _, phis, instructions, _ in blocks:
+    for _, _, phis, instructions, term in blocks:
         types.update({var.name: var.type for _, var, _ in phis + instructions})
+        if term[0] == "invoke":
+            types[term[1].name] = term[1].type
     resolve = Resolver(types)
 
     def terminator(t: Any) -> ir.Terminator:
@@ -94,6 +102,10 @@ def _function(name: str, params: tuple[cps.Var, ...], result: TCon, blocks: list
             return ir.Goto(t[1])
         if t[0] == "br":
             return ir.CondBr(resolve.operand(t[1]), t[2], t[3])
+        if t[0] == "invoke":
+            return ir.Invoke(cps.Binding(t[1], resolve.value(t[2])), t[3], t[4])
+        if t[0] == "raise":
+            return ir.Raise(resolve.operand(t[1]))
         return resolve.tail_call(t)
 
     out = []

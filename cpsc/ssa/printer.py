@@ -24,6 +24,11 @@ def _terminator(t: ir.Terminator) -> str:
         return f"br {_operand(t.condition)}, #{t.if_true}, #{t.if_false}"
     if isinstance(t, cps.Switch):
         return f"switch {_operand(t.value)} {show_cases(t, lambda label: '#' + label)}"
+    if isinstance(t, ir.Invoke):
+        var = t.binding.var
+        return f"invoke %{var.name}: {show_type(var.type)} = {_value(t.binding.value)} to #{t.normal} unwind #{t.unwind}"
+    if isinstance(t, ir.Raise):
+        return f"raise {_operand(t.value)}"
     args = ", ".join(_operand(a) for a in t.args)
     if isinstance(t, cps.TailCall):
         return f"tailcall {t.function}({args})"

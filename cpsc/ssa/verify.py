@@ -35,8 +35,13 @@ def verify_function(f: ir.Function) -> None:
             fail(f"the CFG says #{label} has predecessors {list(preds.get(label, ()))} but the "
                  f"terminators say {actual[label]}")
     defined_in: dict[str, tuple[str, int]] = {p.name: (f.blocks[0].label, -1) for p in f.params}
+    invoked: dict[str, str] = {}  # an invoke's result -> the block where it is available
     for b in f.blocks:
-        for i, d in enumerate([p.var for p in b.phis] + [x.var for x in b.instructions]):
+        defined = [p.var for p in b.phis] + [x.var for x in b.instructions]
+        if isinstance(b.terminator, ir.Invoke):
+            defined.append(b.terminator.binding.var)
+            invoked[b.terminator.binding.var.name] = b.terminator.normal
+        for i, d in enumerate(defined):
             if d.name in defined_in:
                 fail(f"%{d.name} is defined twice")
             defined_in[d.name] = (b.label, i - len(b.phis))
@@ -46,6 +51,8 @@ def verify_function(f: ir.Function) -> None:
         if name not in defined_in:
             fail(f"%{name} is used in #{label} but never defined")
         where, index = defined_in[name]
+        if name in invoked:  # only where the call returned
+            where, index = invoked[name], -1 - len(blocks[invoked[name]].phis)
         if where == label and index >= position or where != label and not dom.dominates(where, label):
             fail(f"the definition of %{name} does not dominate its use in #{label}")
 

@@ -249,6 +249,21 @@ class Match:
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
     tree: Any = field(default=None, compare=False, repr=False)
+    # A try's handler: a value no case matches is raised again (no Match_failure, no warning)
+    reraise: bool = False
+
+
+@dataclass(frozen=True)
+class Try:
+    """`try body with cases`: `handler` matches the exception, bound to `EXCEPTION_VAR`."""
+
+    body: Expr
+    handler: Match
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+EXCEPTION_VAR = "%exn"  # a name no program can write
 
 
 @dataclass(frozen=True)
@@ -307,7 +322,7 @@ class For:
 
 
 Expr = Union[Const, Var, App, Fun, Let, If, Seq, Tuple, Annot, Construct, Match, Record, GetField, SetField,
-             ArrayLit, While, For]
+             ArrayLit, While, For, Try]
 
 # ------------------------------------------------------------------ programs
 
@@ -356,7 +371,17 @@ class TypeDecl:
     span: Span
 
 
-Declaration = Union[LetDecl, TypeDecl]
+@dataclass(frozen=True)
+class ExceptionDecl:
+    """`exception E [of t1 * ... * tn]`, declared in `module` (top level: None)."""
+
+    name: str
+    args: tuple[TypeExpr, ...]
+    span: Span
+    module: str | None = None
+
+
+Declaration = Union[LetDecl, TypeDecl, ExceptionDecl]
 
 
 @dataclass(frozen=True)

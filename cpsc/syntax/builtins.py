@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 # Source-level primitives: name -> OCaml type. Everything else in the prelude is FL (`lang/prelude.fl`).
@@ -40,7 +41,8 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "String.unsafe_get": "string -> int -> char", "String.make": "int -> char -> string",
     "String.sub": "string -> int -> int -> string", "string_of_char_array": "char array -> string",
     "Char.code": "char -> int", "Char.chr": "int -> char",
-    "failwith": "string -> 'a", "invalid_arg": "string -> 'a", "fl_not_found": "unit -> 'a",
+    "raise": "exn -> 'a", "fl_int_of_string_ok": "string -> bool", "fl_float_of_string_ok": "string -> bool",
+    "fl_at_eof": "unit -> bool",
 }
 
 COMPARISONS = ("=", "<>", "<", ">", "<=", ">=", "==", "!=", "compare")
@@ -54,12 +56,68 @@ def wrap(value: int) -> int:
     return value - (1 << 64) if value >> 63 else value
 
 
-class FlRuntimeError(Exception):
-    """An uncaught FL exception, e.g. `Division_by_zero`; the program dies with status 2."""
+@dataclass(frozen=True)
+class ExceptionId:
+    """The identity of an exception constructor: slot 0 of every exception value (the rest of
+    the slots are its arguments). `key` is unique in a program (`Prog.E`, or `Prog.E/2` for a
+    second exception declared E); `kinds` says how an uncaught exception prints each argument,
+    as OCaml's runtime does without types: `i` an immediate printed as an integer (int, char,
+    bool, unit), `s` a string in quotes, `d` a data value (its number if it is a constant
+    constructor, else `_`), `_` anything else; `T` is the one tuple of Match_failure and
+    Assert_failure, printed as its three components."""
 
-    def __init__(self, description: str) -> None:
-        super().__init__(description)
-        self.description = description
+    key: str
+    kinds: str
+
+    @property
+    def name(self) -> str:
+        return self.key.split("/")[0]
+
+
+PREDEFINED_EXCEPTIONS: dict[str, ExceptionId] = {name: ExceptionId(name, kinds) for name, kinds in [
+    ("Failure", "s"), ("Invalid_argument", "s"), ("Not_found", ""), ("Division_by_zero", ""),
+    ("End_of_file", ""), ("Exit", ""), ("Match_failure", "T"), ("Assert_failure", "T"),
+    ("Stack_overflow", "")]}
+EXCEPTION_FORMATS = {"Match_failure", "Assert_failure"}  # their argument prints as (file, line, column)
+
+
+class FlRaise(Exception):
+    """An FL exception on its way to a handler: `value` is the exception, a tuple whose slot 0
+    is its `ExceptionId`."""
+
+    def __init__(self, value: tuple[Any, ...]) -> None:
+        super().__init__(value)
+        self.value = value
+
+    @property
+    def description(self) -> str:
+        return format_exception(self.value)
+
+
+def fail(name: str, *args: Any) -> FlRaise:
+    """A predefined exception (to raise), e.g. `fail("Failure", "hd")`."""
+    return FlRaise((PREDEFINED_EXCEPTIONS[name],) + args)
+
+
+def format_exception(value: tuple[Any, ...]) -> str:
+    """What OCaml's runtime prints for an uncaught exception (`caml_format_exception`)."""
+    exception_id: ExceptionId = value[0]
+    args, kinds = list(value[1:]), exception_id.kinds
+    if kinds == "T":
+        args, kinds = list(args[0]), "sii"
+    if not args:
+        return exception_id.name
+    return exception_id.name + "(" + ", ".join(_format_argument(a, k) for a, k in zip(args, kinds)) + ")"
+
+
+def _format_argument(value: Any, kind: str) -> str:
+    if kind == "i":
+        return str(ord(value) if isinstance(value, str) else 0 if value is None else int(value))
+    if kind == "s":
+        return f'"{value}"'
+    if kind == "d" and isinstance(value, int):
+        return str(value)
+    return "_"
 
 
 class FlExit(Exception):
@@ -72,14 +130,14 @@ class FlExit(Exception):
 
 def int_div(a: int, b: int) -> int:
     if b == 0:
-        raise FlRuntimeError("Division_by_zero")
+        raise fail("Division_by_zero")
     q = abs(a) // abs(b)
     return wrap(q if (a >= 0) == (b >= 0) else -q)
 
 
 def int_mod(a: int, b: int) -> int:
     if b == 0:
-        raise FlRuntimeError("Division_by_zero")
+        raise fail("Division_by_zero")
     r = abs(a) % abs(b)
     return r if a >= 0 else -r
 
@@ -96,10 +154,15 @@ def shift_right_arith(a: int, b: int) -> int:
     return a >> b if 0 <= b < 64 else (-1 if a < 0 else 0)
 
 
+# The NaN an invalid operation (0/0, inf - inf, sqrt of a negative...) gives on x86-64: its
+# sign bit is set, and OCaml prints it "-nan" (Python's `math.nan` is positive: "nan").
+DEFAULT_NAN = -math.nan
+
+
 def format_float(x: float) -> str:
     """OCaml's `string_of_float`: "%.12g", then a trailing '.' if it looks like an integer."""
     if math.isnan(x):
-        return "nan"
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     text = "%.12g" % x
@@ -114,13 +177,15 @@ def float_pow(a: float, b: float) -> float:
     except (OverflowError, ValueError):
         if a == 0.0 and b < 0:
             return math.inf
-        return math.nan if a < 0 else math.inf
+        return DEFAULT_NAN if a < 0 else math.inf
 
 
 def float_div(a: float, b: float) -> float:
     if b == 0.0:
-        if a == 0.0 or math.isnan(a):
-            return math.nan
+        if math.isnan(a):
+            return a
+        if a == 0.0:
+            return DEFAULT_NAN
         return math.copysign(math.inf, a) * math.copysign(1.0, b)
     return a / b
 
@@ -129,11 +194,11 @@ def float_unary(name: str, x: float) -> float:
     """sqrt, exp, log, sin, cos with IEEE results where Python's math module would raise."""
     try:
         if name == "sqrt":
-            return math.sqrt(x) if x >= 0 else math.nan
+            return math.sqrt(x) if x >= 0 or math.isnan(x) else DEFAULT_NAN
         if name == "log":
             if x == 0:
                 return -math.inf
-            return math.log(x) if x > 0 else math.nan
+            return math.log(x) if x > 0 or math.isnan(x) else DEFAULT_NAN
         if name == "exp":
             return math.exp(x)
         if name in ("sin", "cos"):
@@ -141,7 +206,7 @@ def float_unary(name: str, x: float) -> float:
     except OverflowError:
         return math.inf
     except ValueError:
-        return math.nan
+        return DEFAULT_NAN
     raise ValueError(name)
 
 
@@ -153,16 +218,18 @@ def float_libm(name: str, x: float) -> float:
         if name == "log10":
             if x == 0:
                 return -math.inf
-            return math.log10(x) if x > 0 else math.nan
+            return math.log10(x) if x > 0 or math.isnan(x) else math.nan  # glibc's log10: positive
         return math.tan(x) if name == "tan" else math.atan(x)
     except (ValueError, OverflowError):
-        return math.nan
+        return DEFAULT_NAN
 
 
 def float_mod(a: float, b: float) -> float:
     """C's fmod (OCaml's mod_float): the result has the sign of `a`."""
-    if math.isnan(a) or math.isnan(b) or math.isinf(a) or b == 0:
-        return math.nan
+    if math.isnan(a) or math.isnan(b):
+        return a if math.isnan(a) else b
+    if math.isinf(a) or b == 0:
+        return DEFAULT_NAN
     return math.fmod(a, b)
 
 
@@ -234,12 +301,12 @@ def physically_equal(a: object, b: object) -> bool:
 
 def check_index(length: int, index: int) -> None:
     if not 0 <= index < length:
-        raise FlRuntimeError('Invalid_argument("index out of bounds")')
+        raise fail("Invalid_argument", "index out of bounds")
 
 
 def array_make(n: int, x: object) -> list[object]:
     if n < 0:
-        raise FlRuntimeError('Invalid_argument("Array.make")')
+        raise fail("Invalid_argument", "Array.make")
     return FlArray([x] * n)
 
 
@@ -260,19 +327,19 @@ def string_get(s: str, i: int) -> str:
 
 def string_make(n: int, c: str) -> str:
     if n < 0:
-        raise FlRuntimeError('Invalid_argument("Bytes.create")')
+        raise fail("Invalid_argument", "Bytes.create")
     return c * n
 
 
 def string_sub(s: str, start: int, length: int) -> str:
     if start < 0 or length < 0 or start > len(s) - length:
-        raise FlRuntimeError('Invalid_argument("String.sub / Bytes.sub")')
+        raise fail("Invalid_argument", "String.sub / Bytes.sub")
     return s[start:start + length]
 
 
 def char_chr(n: int) -> str:
     if not 0 <= n < 256:
-        raise FlRuntimeError('Invalid_argument("Char.chr")')
+        raise fail("Invalid_argument", "Char.chr")
     return chr(n)
 
 
@@ -280,37 +347,12 @@ def _unsafe_set(a: list[object], i: int, x: object) -> None:
     a[i] = x
 
 
-def ocaml_string(text: str) -> str:
-    """A string literal as OCaml prints an exception's argument (String.escaped, in quotes)."""
-    out = []
-    for c in text:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\t":
-            out.append("\\t")
-        elif c == "\r":
-            out.append("\\r")
-        elif c == "\b":
-            out.append("\\b")
-        elif " " <= c <= "~":
-            out.append(c)
-        else:
-            out.append(f"\\{ord(c):03d}")
-    return '"' + "".join(out) + '"'
-
-
 def failwith(message: str) -> None:
-    raise FlRuntimeError(f"Failure({ocaml_string(message)})")
+    raise fail("Failure", message)
 
 
-def invalid_arg(message: str) -> None:
-    raise FlRuntimeError(f"Invalid_argument({ocaml_string(message)})")
-
-
-def not_found(_: object) -> None:
-    raise FlRuntimeError("Not_found")
+def raise_exception(value: tuple[Any, ...]) -> None:
+    raise FlRaise(value)
 
 
 def int_of_string(text: str) -> int:
@@ -349,6 +391,14 @@ def float_of_string(text: str) -> float:
         raise
 
 
+def _succeeds(convert: Callable[[str], object], text: str) -> bool:
+    try:
+        convert(text)
+        return True
+    except FlRaise:
+        return False
+
+
 # Primitives on data (arrays, strings, chars): name -> (arity, meaning).
 DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "Array.make": (2, array_make), "Array.length": (1, len), "Array.get": (2, array_get),
@@ -357,6 +407,8 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "String.unsafe_get": (2, lambda s, i: s[i]), "String.make": (2, string_make),
     "String.sub": (3, string_sub), "string_of_char_array": (1, "".join),
     "Char.code": (1, ord), "Char.chr": (1, char_chr),
-    "failwith": (1, failwith), "invalid_arg": (1, invalid_arg), "fl_not_found": (1, not_found),
+    "raise": (1, raise_exception),
     "int_of_string": (1, int_of_string), "float_of_string": (1, float_of_string),
+    "fl_int_of_string_ok": (1, lambda s: _succeeds(int_of_string, s)),
+    "fl_float_of_string_ok": (1, lambda s: _succeeds(float_of_string, s)),
 }

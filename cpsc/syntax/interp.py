@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cpsc.syntax import ast
-from cpsc.syntax.builtins import DATA_PRIMITIVES, FlArray, FlRuntimeError
+from cpsc.syntax.builtins import DATA_PRIMITIVES, FlArray, FlRaise, fail
 from cpsc.syntax.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, machine, run_deep, unary
 
 
@@ -65,6 +65,8 @@ class Interpreter:
     # ---------------------------------------------------------------- data
     def construct(self, key: str, args: list[Any]) -> Any:
         info = self.datatypes.constructors[key]
+        if info.exception is not None:
+            return tuple([info.exception] + args)
         if info.constant:
             return info.index
         return tuple([info.index] + args) if info.tagged else tuple(args)
@@ -99,11 +101,13 @@ class Interpreter:
             return all(self.matches(p, value[self.datatypes.fields[key].index], env) for key, p in pattern.fields)
         assert isinstance(pattern, ast.PConstruct)
         info = self.datatypes.constructors[pattern.name]
+        if info.exception is not None and value[0] != info.exception:
+            return False
         if info.constant:
             return not isinstance(value, tuple) and value == info.index
         if not isinstance(value, tuple) or info.tagged and value[0] != info.index:
             return False
-        args = value[1:] if info.tagged else value
+        args = value[info.offset:]
         return all(self.matches(p, v, env) for p, v in zip(pattern.args, args))
 
     def match(self, expr: ast.Match, env: dict[str, Any]) -> tuple[ast.Expr, dict[str, Any]]:
@@ -112,8 +116,10 @@ class Interpreter:
             inner = dict(env)
             if self.matches(case.pattern, value, inner) and (case.guard is None or self.eval(case.guard, inner)):
                 return case.body, inner
+        if expr.reraise:
+            raise FlRaise(value)
         span = expr.span
-        raise FlRuntimeError(f'Match_failure("{span.file}", {span.line}, {span.col - 1})')
+        raise fail("Match_failure", (span.file, span.line, span.col - 1))
 
     def loop(self, expr: ast.While | ast.For, env: dict[str, Any]) -> None:
         if isinstance(expr, ast.While):
@@ -157,6 +163,13 @@ class Interpreter:
                 expr = expr.expr
             elif isinstance(expr, ast.Match):
                 expr, env = self.match(expr, env)
+            elif isinstance(expr, ast.Try):
+                try:
+                    return self.eval(expr.body, env)  # not a tail call: the handler is waiting
+                except FlRaise as raised:
+                    env = dict(env)
+                    env[ast.EXCEPTION_VAR] = raised.value
+                    expr, env = self.match(expr.handler, env)
             else:
                 return self.eval_data(expr, env)
 

@@ -18,6 +18,9 @@ def flatten_module(name: str, declarations: list[ast.Declaration]) -> list[ast.D
     members: set[str] = set()
     out: list[ast.Declaration] = []
     for decl in declarations:
+        if isinstance(decl, ast.ExceptionDecl):
+            out.append(replace(decl, module=name))
+            continue
         if not isinstance(decl, ast.LetDecl):
             out.append(decl)
             continue

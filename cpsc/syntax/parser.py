@@ -283,6 +283,10 @@ class _ToAst:
         types = tuple(a for a in args if not isinstance(a, Token))
         return ast.ConstructorDecl(str(name), types, self._span((name, types[-1])))
 
+    def exception_decl(self, keyword: Token, name: Token, *args: Any) -> ast.ExceptionDecl:
+        types = tuple(a for a in args if not isinstance(a, Token))
+        return ast.ExceptionDecl(str(name), types, self._span((keyword, types[-1] if types else name)))
+
     def gadt_constr(self, name: Token, type_expr: ast.TypeExpr) -> ast.ConstructorDecl:
         raise CompileError(self._span((name, type_expr)), "GADTs (constructors declared with a type) are not part of FL")
 
@@ -373,6 +377,23 @@ class _ToAst:
         span = self._span((keyword, cases[-1]))
         arg = "%arg"
         return ast.Fun(ast.PVar(arg, span), ast.Match(ast.Var(arg, span), cases, span), span)
+
+    def try_with(self, keyword: Token, body: ast.Expr, cases: tuple[ast.Case, ...]) -> ast.Expr:
+        span = self._span((keyword, cases[-1]))
+        handler = ast.Match(ast.Var(ast.EXCEPTION_VAR, span), cases, span, reraise=True)
+        return ast.Try(body, handler, span)
+
+    def assert_expr(self, keyword: Token, condition: ast.Expr) -> ast.Expr:
+        """`assert e` is `if e then () else raise (Assert_failure (file, line, column))`, and
+        `assert false` (of any type) the raise alone, as in OCaml."""
+        span = self._span((keyword, condition))
+        at = self._tok_span(keyword)
+        location = ast.Tuple((ast.Const(self.file, "string", at), ast.Const(at.line, "int", at),
+                              ast.Const(at.col - 1, "int", at)), at)
+        failure = ast.App(ast.Var("raise", at), ast.Construct("Assert_failure", (location,), at), span)
+        if isinstance(condition, ast.Const) and condition.value is False:
+            return failure
+        return ast.If(condition, ast.Const(None, "unit", span), failure, span)
 
     def match_cases(self, *cases: ast.Case) -> tuple[ast.Case, ...]:
         return cases

@@ -30,12 +30,17 @@ class Output(list):  # type: ignore[type-arg]
         super().__init__()
         self.err: list[str] = []
         self.stdin: TextIO = io.StringIO(stdin) if stdin is not None else sys.stdin
+        self.pending: str | None = None  # a line read ahead by `at_eof`
+
+    def at_eof(self) -> bool:
+        if self.pending is None:
+            self.pending = self.stdin.readline()
+        return self.pending == ""
 
     def read_line(self) -> str:
-        """OCaml's read_line: the next line without its newline; End_of_file at the end."""
-        line = self.stdin.readline()
-        if not line:
-            raise b.FlRuntimeError("End_of_file")
+        """The next line without its newline (the prelude's read_line tests `at_eof` first)."""
+        line = self.pending if self.pending is not None else self.stdin.readline()
+        self.pending = None
         return line[:-1] if line.endswith("\n") else line
 
 
@@ -50,7 +55,7 @@ class Machine:
             run()
         except b.FlExit as done:
             return self.outcome("", done.status)
-        except b.FlRuntimeError as err:
+        except b.FlRaise as err:
             return self.outcome(f"Fatal error: exception {err.description}\n", 2)
         except RecursionError:
             return self.outcome("Fatal error: exception Stack_overflow\n", 2)
@@ -122,6 +127,8 @@ def unary(out: list[str], name: str, x: Any) -> Any:
         out.err.append(x)  # type: ignore[attr-defined]
     elif name == "read_line":
         return out.read_line()  # type: ignore[attr-defined]
+    elif name == "fl_at_eof":
+        return out.at_eof()  # type: ignore[attr-defined]
     elif name == "flush_stdout":
         pass
     elif name == "exit":
@@ -156,4 +163,4 @@ def binary(name: str, x: Any, y: Any) -> Any:
 
 BINARY_NAMES = frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**", "atan2", "mod_float"}
 UNARY_NAMES = frozenset(PURE_UNARY) | {"print_int", "print_float", "print_string", "print_char",
-                                       "flush_stdout", "exit", "prerr_string", "read_line"}
+                                       "flush_stdout", "exit", "prerr_string", "read_line", "fl_at_eof"}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cpsc.syntax.builtins import EXCEPTION_FORMATS, ExceptionId
 from cpsc.types.types import TCon, Type
 
 
@@ -33,10 +34,18 @@ class ConstructorInfo:
     args: tuple[Type, ...]
     index: int
     tagged: bool
+    # An exception (a constructor of the open type `exn`): its identity, slot 0 of its values
+    exception: ExceptionId | None = None
 
     @property
     def constant(self) -> bool:
-        return not self.args
+        """Represented as an immediate (an exception never is: it is a block, its identity first)."""
+        return not self.args and self.exception is None
+
+    @property
+    def offset(self) -> int:
+        """The slot of the first argument."""
+        return 1 if self.tagged or self.exception is not None else 0
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,8 @@ def record(name: str, params: tuple[str, ...], fields: list[tuple[str, bool, Typ
     return DataType(name, params, fields=infos)
 
 
+EXN = DataType("exn", ())  # open: `exception E` adds a constructor
+
 LIST = variant("list", ("'a",), [("[]", "[]", ()), ("::", "::", (TCon("'a"), TCon("list", (TCon("'a"),))))])
 
 
@@ -99,7 +110,7 @@ LIST = variant("list", ("'a",), [("[]", "[]", ()), ("::", "::", (TCon("'a"), TCo
 class DataTypes:
     """Every data type of a program by internal name, every constructor and field by key."""
 
-    types: dict[str, DataType] = field(default_factory=lambda: {"list": LIST})
+    types: dict[str, DataType] = field(default_factory=lambda: {"list": LIST, "exn": EXN})
     constructors: dict[str, ConstructorInfo] = field(
         default_factory=lambda: {c.key: c for c in LIST.constructors})
     fields: dict[str, FieldInfo] = field(default_factory=dict)
@@ -108,6 +119,27 @@ class DataTypes:
         self.types[datatype.name] = datatype
         self.constructors.update((c.key, c) for c in datatype.constructors)
         self.fields.update((f.key, f) for f in datatype.fields)
+
+    def add_exception(self, key: str, name: str, args: tuple[Type, ...], display: str) -> None:
+        """`exception name of args`, printed `display` when uncaught."""
+        kinds = "T" if display in EXCEPTION_FORMATS else self.exception_kinds(args)
+        info = ConstructorInfo(key, name, "exn", args, 0, False, ExceptionId(display, kinds))
+        exn = self.types["exn"]
+        self.types["exn"] = DataType("exn", (), exn.constructors + (info,))
+        self.constructors[key] = info
+
+    def exception_kinds(self, args: tuple[Type, ...]) -> str:
+        """How the uncaught-exception message prints each argument (see `ExceptionId`)."""
+        def kind(t: Type) -> str:
+            assert isinstance(t, TCon)
+            if t.name in ("int", "char", "bool", "unit"):
+                return "i"
+            if t.name == "string":
+                return "s"
+            datatype = self.types.get(t.name)
+            return "d" if datatype is not None and datatype.constant_count else "_"
+
+        return "".join(kind(a) for a in args)
 
     def copy(self) -> DataTypes:
         return DataTypes(dict(self.types), dict(self.constructors), dict(self.fields))

@@ -8,6 +8,7 @@ instantiated with; monomorphisation (`cpsc.mono`) reads both.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -21,6 +22,7 @@ from cpsc.types.types import (
     BASE_TYPES,
     BOOL,
     CHAR,
+    EXN,
     FLOAT,
     INT,
     STRING,
@@ -59,7 +61,7 @@ class Typing:
 
 
 _BUILTIN_TYPES: dict[str, tuple[str, int]] = {name: (name, 0) for name in BASE_TYPES}
-_BUILTIN_TYPES.update({"list": ("list", 1), "array": ("array", 1)})
+_BUILTIN_TYPES.update({"list": ("list", 1), "array": ("array", 1), "exn": ("exn", 0)})
 
 
 @dataclass
@@ -123,6 +125,7 @@ class Inferencer:
         self.level = 0
         self.annotation_vars: dict[str, TVar] = {}
         self.decls = declarations or Declarations()
+        self.unit_name: str | None = None  # None: the prelude (see `exception_declaration`)
 
     # ---------------------------------------------------------------- helpers
     def fresh(self) -> TVar:
@@ -240,6 +243,17 @@ class Inferencer:
                     constructors.append((key, c.name, tuple(self.declared_type(a, params) for a in c.args)))
                     self.decls.constructors[c.name] = key
                 self.decls.datatypes.add(variant(name, d.params, constructors))
+
+    def exception_declaration(self, decl: ast.ExceptionDecl) -> None:
+        """`exception E of ...`: a constructor of `exn`. An uncaught one prints as OCaml's native
+        code does: qualified by the compilation unit (`Prog.E`, or `Prog.M.E` in a module),
+        except the prelude's, which are OCaml's predefined exceptions."""
+        name = decl.name
+        key = name if name not in self.decls.datatypes.constructors else self.fresh_key(name)
+        args = tuple(self.declared_type(a, {}) for a in decl.args)
+        qualified = ".".join(part for part in (self.unit_name, decl.module, name) if part)
+        self.decls.constructors[name] = key
+        self.decls.datatypes.add_exception(key, name, args, qualified + key[len(name):])
 
     def fresh_key(self, name: str) -> str:
         count = 2
@@ -445,6 +459,12 @@ class Inferencer:
             return result
         if isinstance(expr, ast.Match):
             return self.infer_match(expr, env)
+        if isinstance(expr, ast.Try):
+            body = self.infer(expr.body, env)
+            with env.scope():
+                env.bind(ast.EXCEPTION_VAR, Scheme((), EXN))
+                self.expect(self.infer(expr.handler, env), body, expr.handler.span)
+            return body
         if isinstance(expr, ast.Record):
             return self.infer_record(expr, env)
         if isinstance(expr, (ast.GetField, ast.SetField)):
@@ -601,6 +621,8 @@ class Inferencer:
             self.annotation_vars = {}
             if isinstance(decl, ast.TypeDecl):
                 self.type_declaration(decl)
+            elif isinstance(decl, ast.ExceptionDecl):
+                self.exception_declaration(decl)
             else:
                 self.infer_bindings(decl.is_rec, decl.bindings, env)
 
@@ -659,11 +681,18 @@ def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, D
     error. The result covers the prelude's nodes too (for monomorphisation), and every data
     type declared."""
     inferencer = Inferencer(prelude.declarations.copy())
+    inferencer.unit_name = unit_name(module.files[-1]) if module.files else "Main"
     inferencer.typing = Typing(dict(prelude.typing.types), dict(prelude.typing.instances),
                                dict(prelude.typing.schemes), dict(prelude.typing.constructors),
                                dict(prelude.typing.fields))
     inferencer.declarations(module.declarations, Scope(prelude.env))
     return inferencer.typing, inferencer.decls.datatypes
+
+
+def unit_name(file: str) -> str:
+    """OCaml's name for the compilation unit of a source file: `prog.fl` is `Prog`."""
+    base = os.path.basename(file).split(".")[0]
+    return base[:1].upper() + base[1:]
 
 
 def _replace_vars(t: Type, placeholders: dict[int, TCon]) -> Type:

@@ -41,6 +41,8 @@ CHAR = TCon("char")
 STRING = TCon("string")
 UNIT = TCon("unit")
 BASE_TYPES = {t.name: t for t in (INT, FLOAT, BOOL, CHAR, STRING, UNIT)}
+EXN = TCon("exn")  # the open type of exceptions (blocks: identity, then arguments)
+EXNID = TCon("exnid")  # an exception's identity (slot 0 of its values): an `ExceptionId` constant
 
 
 def arrow(param: Type, result: Type) -> TCon:

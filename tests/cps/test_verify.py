@@ -95,3 +95,48 @@ def test_globals_are_declared_and_used_at_their_type(old, new, message):
     verify(parse_program(CLOSED_WITH_GLOBAL))
     with pytest.raises(VerifyError, match=message):
         verify(parse_program(CLOSED_WITH_GLOBAL.replace(old, new, 1)))
+
+
+VALID_EXCEPTIONS = """main main
+
+fun main() -> unit = callc main.entry() ret (ret main)
+  cont main.entry() =
+    let r: int = call risky(3) handler caught
+    jump done(r)
+  cont caught(problem: exn) =
+    jump done(0)
+  cont done(v: int) =
+    let u: unit = print_int(v)
+    jump (ret main)(u)
+
+fun risky(x: int) -> int in main = callc risky.entry() ret (ret risky)
+  cont risky.entry() =
+    let c: bool = lt_int(x, 0)
+    br c, fail, fine
+  cont fail() =
+    let e: exn = block(exception("Exit", ""))
+    jump (exn risky)(e)
+  cont fine() =
+    jump (ret risky)(x)
+"""
+
+BROKEN_EXCEPTIONS = [
+    ("exn of another function", ("jump (exn risky)(e)", "jump (exn main)(e)"), "only usable in its own function"),
+    ("exn given a non-exception", ("jump (exn risky)(e)", "jump (exn risky)(x)"), "has type int but exn is expected"),
+    ("handler without an exn parameter", ("handler caught", "handler done"), "must take one parameter of type exn"),
+    ("handler of another function", ("handler caught", "handler fine"), "continuations are local"),
+    ("handler using the call's result", ("cont caught(problem: exn) =\n    jump done(0)", "cont caught(problem: exn) =\n    jump done(r)"),
+     "handler caught took an exception"),
+]
+
+
+def test_valid_exceptions_are_accepted():
+    verify(parse_program(VALID_EXCEPTIONS))
+
+
+@pytest.mark.parametrize("name, edit, message", BROKEN_EXCEPTIONS, ids=[b[0] for b in BROKEN_EXCEPTIONS])
+def test_verifier_rejects_exception_misuse(name, edit, message):
+    old, new = edit
+    assert old in VALID_EXCEPTIONS
+    with pytest.raises(VerifyError, match=message):
+        verify(parse_program(VALID_EXCEPTIONS.replace(old, new, 1)))
