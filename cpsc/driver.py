@@ -24,7 +24,7 @@ from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import SourceFiles
 from cpsc.syntax.parser import parse_module
 from cpsc.types.infer import infer_module
-from cpsc.types.prelude import PRELUDE_FILE, checked_prelude, prelude_text
+from cpsc.types.prelude import PRELUDE_FILE, checked_prelude, prelude_modules, prelude_text
 
 
 def parse_program(text: str, file: str, sources: SourceFiles | None = None,
@@ -35,7 +35,7 @@ def parse_program(text: str, file: str, sources: SourceFiles | None = None,
         sources.add(file, text)
         sources.add(PRELUDE_FILE, prelude_text())
     with stages.stage("parse"):
-        return parse_module(text, file)
+        return parse_module(text, file, prelude_modules())
 
 
 def front_end(text: str, file: str, sources: SourceFiles | None = None,

@@ -143,7 +143,10 @@ def _too_deep(file: str) -> CompileError:
 def _interpret(args: argparse.Namespace, program: object, cps: object, stages: Stages) -> int:
     from cpsc.cps.interp import run_cps
     from cpsc.ssa.interp import run_ssa
+    from cpsc.syntax import builtins
     from cpsc.syntax.interp import run_ast
+
+    builtins.PROGRAM_ARGUMENTS[:] = [args.file]  # Sys.argv, as `ocaml prog.fl` gives it
 
     runs: dict[str, Callable[[], Outcome]] = {
         "ast": lambda: run_ast(program),  # type: ignore[arg-type]

@@ -26,12 +26,12 @@ from cpsc.types.types import BOOL, EXN, EXNID, INT, STRING, UNIT, TCon, arrow
 _SOURCE_TO_OP = {op.source: op.name for op in PRIMOPS.values()
                  if op.source not in COMPARISON_NAMES}
 _SOURCE_TO_OP.update({"==": "eq", "!=": "ne", "Array.make": "array_make", "Array.length": "array_length",
-                      "Array.get": "array_get", "Array.set": "array_set", "String.get": "string_get", "Array.unsafe_get": "array_unsafe_get",
+                      "Array.get": "array_get", "Array.set": "array_set", "String.get": "string_get", "fl_hash_with": "hash", "Array.unsafe_get": "array_unsafe_get",
                       "Array.unsafe_set": "array_unsafe_set"})
 # Operations that can fail: tested first (`Converter.check`), then done unchecked.
 _CHECKED = {"div_int": "div_int", "mod_int": "mod_int", "array_get": "array_unsafe_get",
             "array_set": "array_unsafe_set", "string_get": "string_unsafe_get"}
-_GENERIC_RESULT = {"array_make", "array_unsafe_get", "array_length", "array_unsafe_set"}
+_GENERIC_RESULT = {"hash", "array_make", "array_unsafe_get", "array_length", "array_unsafe_set"}
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,9 @@ _add("float_of_string", (STRING,), FLOAT, "float_of_string")
 _add("int_of_string_ok", (STRING,), BOOL, "fl_int_of_string_ok")
 _add("float_of_string_ok", (STRING,), BOOL, "fl_float_of_string_ok")
 _add("read_line", (UNIT,), STRING, "read_line", pure=False)
+_add("argv", (UNIT,), TCon("array", (STRING,)), "fl_argv", pure=False)
+for _name, _t in [("int", INT), ("float", FLOAT), ("string", STRING), ("char", CHAR)]:
+    _add(f"format_{_name}", (STRING, _t), STRING, f"fl_format_{_name}")  # one Printf conversion
 _add("at_eof", (UNIT,), BOOL, "fl_at_eof", pure=False)
 
 
@@ -125,6 +128,9 @@ GENERIC: dict[str, GenericOp] = {op.name: op for op in [
               else "takes an array and an index and gives an element"),
     GenericOp("array_unsafe_set", False, lambda a, r: None if len(a) == 3 and _array_of(a[0]) == a[2]
               and a[1] == INT and r == UNIT else "takes an array, an index and an element"),
+    # Hashtbl.hash of a value of any type, guided by its type's descriptor (cpsc.syntax.hashing)
+    GenericOp("hash", True, lambda a, r: None if len(a) == 2 and a[0] == STRING and r == INT
+              else "takes a descriptor and a value and gives an int"),
     # SSA only: the exception that made control reach a handler (`cpsc.ssa.from_cps`)
     GenericOp("caught_exception", False, lambda a, r: None if not a and r == EXN
               else "takes nothing and gives an exn"),
@@ -151,7 +157,7 @@ _GENERIC_SEMANTICS: dict[str, Any] = {
     "immediate_value": lambda v: v, "phys_eq": builtins.physically_equal,
     "array_make": builtins.array_make, "array_empty": builtins.FlArray, "array_length": len,
     "array_unsafe_get": lambda a, i: a[i], "array_unsafe_set": builtins.DATA_PRIMITIVES["Array.unsafe_set"][1],
-    "compare_partial_float": _compare_partial_float,
+    "compare_partial_float": _compare_partial_float, "hash": builtins.DATA_PRIMITIVES["fl_hash_with"][1],
 }
 
 

@@ -35,7 +35,9 @@ RUNTIME = {
     "fl_string_of_char_array": (PTR, [PTR]),
     "fl_compare_float_partial": (I64, [F64, F64]),
     "fl_int_of_string": (I64, [PTR]), "fl_float_of_string": (F64, [PTR]), "fl_read_line": (PTR, []),
-    "fl_int_of_string_ok": (I64, [PTR]), "fl_float_of_string_ok": (I64, [PTR]), "fl_at_eof": (I64, []),
+    "fl_format_int": (PTR, [PTR, I64]), "fl_format_float": (PTR, [PTR, F64]),
+    "fl_format_string": (PTR, [PTR, PTR]), "fl_format_char": (PTR, [PTR, I8]),
+    "fl_hash": (I64, [PTR, I64]), "fl_argv": (PTR, []), "fl_int_of_string_ok": (I64, [PTR]), "fl_float_of_string_ok": (I64, [PTR]), "fl_at_eof": (I64, []),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
     "tan": (F64, [F64]), "atan": (F64, [F64]), "ceil": (F64, [F64]), "log10": (F64, [F64]),
@@ -142,12 +144,15 @@ class FunctionLowering:
         self.blocks = {b.label: self.fn.append_basic_block(b.label) for b in f.blocks}
         self.ends: dict[str, ll.Block] = {}
         self.builder = ll.IRBuilder()
+        self.current_label = ""  # the SSA block being lowered
+        self.splits = 0  # LLVM blocks added after calls, for unique names
 
     def lower(self) -> None:
         for p, arg in zip(self.f.params, self.fn.args):
             self.values[p.name] = arg
         phis: list[tuple[ll.PhiInstr, ir.Phi]] = []
         for block in self.f.blocks:
+            self.current_label = block.label
             self.builder.position_at_end(self.blocks[block.label])
             for phi in block.phis:
                 node = self.builder.phi(lltype(phi.var.type), name=phi.var.name)
@@ -250,8 +255,9 @@ class FunctionLowering:
         """After a call with no handler here: if it raised, return at once (the exception stays
         pending for this function's caller), else carry on in a new block."""
         b = self.builder
-        out = self.fn.append_basic_block(b.block.name + ".raised")
-        carry_on = self.fn.append_basic_block(b.block.name + ".returned")
+        self.splits += 1
+        out = self.fn.append_basic_block(f"{self.current_label}.raised{self.splits}")
+        carry_on = self.fn.append_basic_block(f"{self.current_label}.returned{self.splits}")
         b.cbranch(self.raised(), out, carry_on, )
         b.position_at_end(out)
         b.ret(ll.Constant(lltype(self.f.result), ll.Undefined))
@@ -483,6 +489,12 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "int_of_string_ok": lambda f, a, r: f.truth(f.rt("fl_int_of_string_ok", *a)),
     "float_of_string_ok": lambda f, a, r: f.truth(f.rt("fl_float_of_string_ok", *a)),
     "at_eof": lambda f, a, r: f.truth(f.rt("fl_at_eof")),
+    "hash": lambda f, a, r: f.rt("fl_hash", a[0], f.slot_bits(a[1])),
+    "argv": lambda f, a, r: f.rt("fl_argv"),
+    "format_int": lambda f, a, r: f.rt("fl_format_int", *a),
+    "format_float": lambda f, a, r: f.rt("fl_format_float", *a),
+    "format_string": lambda f, a, r: f.rt("fl_format_string", *a),
+    "format_char": lambda f, a, r: f.rt("fl_format_char", *a),
     "char_chr": lambda f, a, r: f.builder.trunc(a[0], I8),
     "compare_partial_float": lambda f, a, r: f.rt("fl_compare_float_partial", *a),
     "caught_exception": lambda f, a, r: f.caught_exception(),

@@ -19,7 +19,7 @@ from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataTypes
 from cpsc.types.infer import Scheme, Typing, constructor_arguments
 from cpsc.types.prelude import PRELUDE_FILE
-from cpsc.types.types import UNIT, TCon, TVar, Type, resolve, show
+from cpsc.types.types import STRING, UNIT, TCon, TVar, Type, arrow, resolve, show
 
 
 @dataclass
@@ -254,6 +254,11 @@ class Monomorphiser:
             key = tuple(by_var.get(v.id, UNIT) for v in entry.quantified)
             name = entry.instance(key)[e.name]
         result = ast.Var(name, e.span, self.type_of(e, subst))
+        if e.name == "fl_hash" and entry == e.name:  # the primitive: hashed as its type says
+            t = result.ty.args[0]
+            descriptor = ast.Const(self.datatypes.hash_descriptor(t), "string", e.span, STRING)
+            hash_with = ast.Var("fl_hash_with", e.span, arrow(STRING, result.ty))
+            return ast.App(hash_with, descriptor, e.span, result.ty)
         if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name \
                 and _contains_arrow(result.ty.args[0], self.datatypes, set()):
             raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
@@ -405,7 +410,8 @@ def _droppable(binding: ast.Binding, entries: dict[str, _Monomorphic], env: Scop
 
 
 _PURE_PRIMITIVES = frozenset({"+", "-", "*", "land", "lor", "lxor", "lsl", "lsr", "asr", "~-", "+.", "-.", "*.",
-                              "/.", "**", "~-.", "float_of_int", "int_of_float", "Char.code"})
+                              "/.", "**", "~-.", "float_of_int", "int_of_float", "Char.code",
+                              "fl_argv"})
 
 
 def _pure(e: ast.Expr, env: Scope[_Entry]) -> bool:

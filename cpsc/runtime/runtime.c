@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 
 typedef struct { int64_t length; char bytes[]; } fl_string;
 
@@ -249,6 +250,300 @@ fl_string *fl_read_line(void) {
     return s;
 }
 
+/* Printf: one conversion (its spec as written, e.g. "%-5d") of one value, as OCaml's Printf
+   formats it (cpsc/syntax/printf.py says the same in Python). */
+static const char *spec_parts(const fl_string *spec, char *flags, char *conversion) {
+    /* the spec without its conversion letter, in `flags`; the letter in `conversion` */
+    size_t n = (size_t)spec->length - 1;
+    memcpy(flags, spec->bytes, n);
+    flags[n] = 0;
+    *conversion = spec->bytes[n];
+    return flags;
+}
+
+/* `text` padded to the spec's width: on the right with '-', else on the left with spaces, or
+   with zeros after the sign when `zeros`. */
+static fl_string *padded_with(const char *text, size_t length, const fl_string *spec, int zeros) {
+    int left = 0;
+    long width = 0;
+    for (int64_t i = 1; i < spec->length - 1; i++) {
+        char c = spec->bytes[i];
+        if (c == '-') left = 1;
+        else if (c >= '1' && c <= '9') { width = strtol(spec->bytes + i, NULL, 10); break; }
+        else if (c == '.') break;
+    }
+    size_t total = (size_t)width > length ? (size_t)width : length;
+    fl_string *s = GC_malloc_atomic(sizeof(fl_string) + total + 1);
+    s->length = (int64_t)total;
+    memset(s->bytes, zeros && !left ? '0' : ' ', total);
+    if (left) memcpy(s->bytes, text, length);
+    else if (zeros && length > 0 && (text[0] == '-' || text[0] == '+' || text[0] == ' ')) {
+        s->bytes[0] = text[0];
+        memcpy(s->bytes + total - length + 1, text + 1, length - 1);
+    } else memcpy(s->bytes + total - length, text, length);
+    s->bytes[total] = 0;
+    return s;
+}
+
+static fl_string *padded(const char *text, size_t length, const fl_string *spec) {
+    return padded_with(text, length, spec, 0);
+}
+
+static int has_flag(const char *flags, char flag) {
+    for (const char *p = flags + 1; *p && strchr("-0+ #", *p); p++) if (*p == flag) return 1;
+    return 0;
+}
+
+static fl_string *formatted(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, format, args);
+    va_end(args);
+    if (n < (int)sizeof small) return make_string(small, n);
+    char *big = GC_malloc_atomic((size_t)n + 1);
+    va_start(args, format);
+    vsnprintf(big, (size_t)n + 1, format, args);
+    va_end(args);
+    return make_string(big, n);
+}
+
+/* OCaml's %#d: an underscore between groups of three digits (zero padding included). */
+static fl_string *group_digits(fl_string *s) {
+    int64_t digits = 0;
+    for (int64_t i = 0; i < s->length; i++) digits += s->bytes[i] >= '0' && s->bytes[i] <= '9';
+    char *out = GC_malloc_atomic((size_t)(s->length + digits / 3 + 1));
+    int64_t n = 0, left = (digits - 1) % 3 + 1;
+    for (int64_t i = 0; i < s->length; i++) {
+        char c = s->bytes[i];
+        if (c >= '0' && c <= '9') {
+            if (left == 0) { out[n++] = '_'; left = 3; }
+            left--;
+        }
+        out[n++] = c;
+    }
+    return make_string(out, n);
+}
+
+fl_string *fl_format_int(fl_string *spec, int64_t x) {
+    char format[64], conversion;
+    spec_parts(spec, format, &conversion);
+    int grouped = 0;
+    if (conversion == 'i') conversion = 'd';
+    if (conversion == 'd' || conversion == 'u') {  /* '#' groups digits: not C's */
+        char *hash = strchr(format, '#');
+        if (hash != NULL) { memmove(hash, hash + 1, strlen(hash)); grouped = 1; }
+    }
+    size_t n = strlen(format);
+    format[n++] = 'l'; format[n++] = 'l'; format[n++] = conversion; format[n] = 0;
+    fl_string *s = conversion == 'd' ? formatted(format, (long long)x) : formatted(format, (unsigned long long)x);
+    return grouped ? group_digits(s) : s;
+}
+
+/* %F: a float as OCaml source writes it (%#F: in hexadecimal). */
+static fl_string *ocaml_float(const fl_string *spec, const char *format, double x) {
+    if (isnan(x)) return padded_with("nan", 3, spec, has_flag(format, '0'));
+    if (isinf(x)) return x > 0 ? padded_with("infinity", 8, spec, has_flag(format, '0'))
+                               : padded_with("neg_infinity", 12, spec, has_flag(format, '0'));
+    const char *dot = strchr(format, '.');
+    char text[128];
+    int n = 0;
+    text[n++] = signbit(x) ? '-' : has_flag(format, '+') ? '+' : has_flag(format, ' ') ? ' ' : 0;
+    if (text[0] == 0) n = 0;
+    if (has_flag(format, '#')) {
+        n += dot ? snprintf(text + n, sizeof text - (size_t)n, "%.*a", atoi(dot + 1), fabs(x))
+                 : snprintf(text + n, sizeof text - (size_t)n, "%a", fabs(x));
+    } else {
+        int start = n, integer = 1;
+        n += snprintf(text + n, sizeof text - (size_t)n, "%.*g", dot ? atoi(dot + 1) : 12, fabs(x));
+        for (int i = start; i < n; i++) if (text[i] < '0' || text[i] > '9') integer = 0;
+        if (integer) text[n++] = '.';
+    }
+    return padded_with(text, (size_t)n, spec, has_flag(format, '0'));
+}
+
+fl_string *fl_format_float(fl_string *spec, double x) {
+    char format[64], conversion;
+    spec_parts(spec, format, &conversion);
+    if (conversion == 'F') return ocaml_float(spec, format, x);
+    char *hash = strchr(format, '#');  /* OCaml ignores it here */
+    if (hash != NULL) memmove(hash, hash + 1, strlen(hash));
+    if (isnan(x) || isinf(x)) {  /* the sign of a NaN shows too; OCaml pads with zeros */
+        char text[8];
+        int n = 0;
+        if (signbit(x)) text[n++] = '-';
+        else if (has_flag(format, '+')) text[n++] = '+';
+        else if (has_flag(format, ' ')) text[n++] = ' ';
+        int upper = conversion >= 'A' && conversion <= 'Z';
+        memcpy(text + n, isnan(x) ? (upper ? "NAN" : "nan") : (upper ? "INF" : "inf"), 3);
+        return padded_with(text, (size_t)n + 3, spec, has_flag(format, '0'));
+    }
+    size_t n = strlen(format);
+    format[n++] = conversion; format[n] = 0;
+    return formatted(format, x);
+}
+
+static size_t escaped_char(unsigned char c, char quote, char *out) {
+    switch (c) {
+    case '\\': memcpy(out, "\\\\", 2); return 2;
+    case '\n': memcpy(out, "\\n", 2); return 2;
+    case '\t': memcpy(out, "\\t", 2); return 2;
+    case '\r': memcpy(out, "\\r", 2); return 2;
+    case '\b': memcpy(out, "\\b", 2); return 2;
+    default:
+        if (c == (unsigned char)quote) { out[0] = '\\'; out[1] = quote; return 2; }
+        if (c >= ' ' && c <= '~') { out[0] = (char)c; return 1; }
+        return (size_t)sprintf(out, "\\%03d", c);
+    }
+}
+
+fl_string *fl_format_string(fl_string *spec, fl_string *s) {
+    char format[64], conversion;
+    spec_parts(spec, format, &conversion);
+    if (conversion == 'S') {
+        char *text = GC_malloc_atomic(4 * (size_t)s->length + 3);
+        size_t n = 0;
+        text[n++] = '"';
+        for (int64_t i = 0; i < s->length; i++) n += escaped_char((unsigned char)s->bytes[i], '"', text + n);
+        text[n++] = '"';
+        return padded(text, n, spec);
+    }
+    if (strchr(format, '.') == NULL) return padded(s->bytes, (size_t)s->length, spec);
+    size_t n = strlen(format);
+    format[n++] = 's'; format[n] = 0;
+    return formatted(format, s->bytes);
+}
+
+fl_string *fl_format_char(fl_string *spec, int8_t c) {
+    char format[64], conversion, text[8];
+    spec_parts(spec, format, &conversion);
+    size_t n = 0;
+    if (conversion == 'C') {
+        text[n++] = '\'';
+        n += escaped_char((unsigned char)c, '\'', text + n);
+        text[n++] = '\'';
+    } else {
+        text[n++] = (char)c;
+    }
+    return make_string(text, (int64_t)n);  /* OCaml pads no character */
+}
+
+/* Hashtbl.hash: OCaml's caml_hash on FL values, guided by a descriptor of their type
+   (cpsc/syntax/hashing.py explains the descriptor and says the same in Python). */
+#define ROTL32(x, n) ((x) << (n) | (x) >> (32 - (n)))
+
+static uint32_t hash_mix(uint32_t h, uint32_t d) {
+    d *= 0xcc9e2d51u; d = ROTL32(d, 15); d *= 0x1b873593u;
+    h ^= d; h = ROTL32(h, 13);
+    return h * 5 + 0xe6546b64u;
+}
+
+static uint32_t hash_mix_intnat(uint32_t h, int64_t d) {
+    return hash_mix(h, (uint32_t)((d >> 32) ^ (d >> 63) ^ d));
+}
+
+static uint32_t hash_mix_double(uint32_t h, double x) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    uint32_t low = (uint32_t)bits, high = (uint32_t)(bits >> 32);
+    if ((high & 0x7FF00000u) == 0x7FF00000u && (low | (high & 0xFFFFFu)) != 0) { high = 0x7FF00000u; low = 1; }
+    else if (high == 0x80000000u && low == 0) high = 0;
+    return hash_mix(hash_mix(h, low), high);
+}
+
+static uint32_t hash_mix_string(uint32_t h, const fl_string *s) {
+    int64_t n = s->length, i = 0;
+    const unsigned char *b = (const unsigned char *)s->bytes;
+    for (; i + 4 <= n; i += 4) h = hash_mix(h, (uint32_t)b[i] | (uint32_t)b[i + 1] << 8 | (uint32_t)b[i + 2] << 16 | (uint32_t)b[i + 3] << 24);
+    if (n & 3) {
+        uint32_t w = 0;
+        for (int64_t j = n - 1; j >= i; j--) w = w << 8 | b[j];
+        h = hash_mix(h, w);
+    }
+    return h ^ (uint32_t)n;
+}
+
+/* The descriptor's nodes: the text of node k starts at nodes[k]. */
+static int descriptor_nodes(const char *d, const char **nodes, int most) {
+    int n = 0;
+    nodes[n++] = d;
+    for (const char *p = d; *p && n < most; p++) if (*p == ';') nodes[n++] = p + 1;
+    return n;
+}
+
+static const char *next_number(const char *p, long *value) {  /* after a ',' or ':' */
+    char *end;
+    *value = strtol(p + 1, &end, 10);
+    return end;
+}
+
+int64_t fl_hash(fl_string *descriptor, int64_t value) {
+    const char *nodes[256];
+    descriptor_nodes(descriptor->bytes, nodes, 256);
+    int64_t queue[100];
+    int kinds[100];
+    int read = 0, written = 1, count = 10;
+    uint32_t h = 0;
+    queue[0] = value; kinds[0] = 0;
+    while (read < written && count > 0) {
+        int64_t v = queue[read];
+        const char *node = nodes[kinds[read++]];
+        char kind = node[0];
+        if (kind == 'i') { h = hash_mix_intnat(h, 2 * v + 1); count--; }
+        else if (kind == 'v' && (v & 1)) { h = hash_mix_intnat(h, v); count--; }  /* 2k+1 already */
+        else if (kind == 'f') { double x; memcpy(&x, &v, sizeof x); h = hash_mix_double(h, x); count--; }
+        else if (kind == 's') { h = hash_mix_string(h, (fl_string *)(intptr_t)v); count--; }
+        else if (kind == 'F' || kind == 'A') {
+            int64_t *slots = (int64_t *)(intptr_t)v, n;
+            if (kind == 'F') { long k; next_number(node + 1, &k); n = k; }
+            else { n = slots[0]; slots++; }
+            if (n == 0) h = hash_mix(h, 0);
+            for (int64_t i = 0; i < n && count > 0; i++) {
+                double x; memcpy(&x, &slots[i], sizeof x);
+                h = hash_mix_double(h, x); count--;
+            }
+        } else if (kind == 't' || kind == 'a' || kind == 'v') {
+            int64_t *slots = (int64_t *)(intptr_t)v, n = 0, tag = 0;
+            long children[64];
+            const char *p = node + 1;
+            if (kind == 't') {
+                while (*p == ',' && n < 64) { p = next_number(p, &children[n]); n++; }
+            } else if (kind == 'a') {
+                next_number(p, &children[0]);
+                n = slots[0]; slots++;
+                for (int64_t i = 1; i < n && i < 64; i++) children[i] = children[0];
+            } else {
+                long tagged;
+                const char *q = next_number(p, &tagged);  /* at the ',' before constructor 0's children */
+                if (tagged) { tag = slots[0]; slots++; }
+                for (int64_t j = 0; j < tag && q; j++) q = strchr(q + 1, ',');
+                do { q = next_number(q, &children[n]); n++; } while (*q == ':' && n < 64);
+            }
+            h = hash_mix(h, (uint32_t)((n << 10) | tag));
+            for (int64_t i = 0; i < n && written < 100; i++) {
+                queue[written] = slots[i];
+                kinds[written++] = (int)children[i < 64 ? i : 63];
+            }
+        }
+    }
+    h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;
+    return (int64_t)(h & 0x3FFFFFFFu);
+}
+
+/* Sys.argv: the executable's arguments (the JIT's programs get just "prog"). */
+static int program_argc = 0;
+static char **program_argv = NULL;
+
+void *fl_argv(void) {
+    static char *none[] = { "prog" };
+    int argc = program_argv ? program_argc : 1;
+    char **argv = program_argv ? program_argv : none;
+    int64_t *array = GC_malloc(8 * ((size_t)argc + 1));
+    array[0] = argc;
+    for (int i = 0; i < argc; i++) array[i + 1] = (int64_t)(intptr_t)make_string(argv[i], (int64_t)strlen(argv[i]));
+    return array;
+}
+
 /* Arrays: {int64 length; 8-byte slots}. The slots of an array of numbers hold no pointers, so
    it comes from the atomic allocator. */
 void *fl_array_make(int64_t n, int64_t bits, int64_t atomic) {
@@ -350,5 +645,9 @@ int fl_run(void (*program)(void)) {
 #ifndef FL_NO_MAIN
 extern void fl_program(void);
 
-int main(void) { return fl_run(fl_program); }
+int main(int argc, char **argv) {
+    program_argc = argc;
+    program_argv = argv;
+    return fl_run(fl_program);
+}
 #endif

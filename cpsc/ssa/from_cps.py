@@ -50,15 +50,18 @@ class _FunctionConversion:
         self.name = name
         self.order = cps.function_conts(program, name)
         self.taken = set(self.order)
+        self.counters: dict[str, int] = {}
         self.inputs: dict[str, list[tuple[str, tuple[cps.Operand, ...]]]] = {label: [] for label in self.order}
         self.blocks: dict[str, tuple[tuple[cps.Binding, ...], ir.Terminator]] = {}
         self.block_order: list[str] = []
 
     def fresh(self, hint: str) -> str:
-        candidate, n = hint, 1
+        n = self.counters.get(hint, 0)
+        candidate = hint if n == 0 else f"{hint}{n}"
         while candidate in self.taken:
             n += 1
             candidate = f"{hint}{n}"
+        self.counters[hint] = n + 1
         self.taken.add(candidate)
         return candidate
 

@@ -43,6 +43,11 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "Char.code": "char -> int", "Char.chr": "int -> char",
     "raise": "exn -> 'a", "fl_int_of_string_ok": "string -> bool", "fl_float_of_string_ok": "string -> bool",
     "fl_at_eof": "unit -> bool",
+    # Hashtbl.hash: monomorphisation gives each use the descriptor of its type (cpsc.syntax.hashing)
+    "fl_hash": "'a -> int", "fl_hash_with": "string -> 'a -> int",
+    "fl_argv": "unit -> string array",
+    "fl_format_int": "string -> int -> string", "fl_format_float": "string -> float -> string",
+    "fl_format_string": "string -> string -> string", "fl_format_char": "string -> char -> string",
 }
 
 COMPARISONS = ("=", "<>", "<", ">", "<=", ">=", "==", "!=", "compare")
@@ -391,6 +396,22 @@ def float_of_string(text: str) -> float:
         raise
 
 
+# Sys.argv in the interpreters: the program's file name (`cpsc interp` sets it), as `ocaml prog.fl`
+PROGRAM_ARGUMENTS: list[str] = ["prog"]
+
+
+def _hash(descriptor: str, value: Any) -> int:
+    from cpsc.syntax.hashing import hash_value
+
+    return hash_value(descriptor, value)
+
+
+def _format(spec: str, value: Any) -> str:
+    from cpsc.syntax.printf import format_value
+
+    return format_value(spec, value)
+
+
 def _succeeds(convert: Callable[[str], object], text: str) -> bool:
     try:
         convert(text)
@@ -407,7 +428,10 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "String.unsafe_get": (2, lambda s, i: s[i]), "String.make": (2, string_make),
     "String.sub": (3, string_sub), "string_of_char_array": (1, "".join),
     "Char.code": (1, ord), "Char.chr": (1, char_chr),
-    "raise": (1, raise_exception),
+    "raise": (1, raise_exception), "fl_hash_with": (2, _hash),
+    "fl_argv": (1, lambda _: FlArray(PROGRAM_ARGUMENTS)),
+    "fl_format_int": (2, _format), "fl_format_float": (2, _format), "fl_format_string": (2, _format),
+    "fl_format_char": (2, _format),
     "int_of_string": (1, int_of_string), "float_of_string": (1, float_of_string),
     "fl_int_of_string_ok": (1, lambda s: _succeeds(int_of_string, s)),
     "fl_float_of_string_ok": (1, lambda s: _succeeds(float_of_string, s)),

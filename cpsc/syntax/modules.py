@@ -8,10 +8,56 @@ dotted names.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from cpsc.syntax import ast
+from cpsc.syntax.diagnostics import Span
+
+
+@dataclass(frozen=True)
+class OpenDecl:
+    """`open M` at top level (gone once `open_modules` has renamed what follows it)."""
+
+    module: str
+    span: Span
+
+
+def module_members(module: str, declarations: list[Any]) -> set[str]:
+    """The value names a (flattened) module defines, unqualified."""
+    prefix = module + "."
+    return {name[len(prefix):] for d in declarations if isinstance(d, ast.LetDecl)
+            for b in d.bindings for name in ast.pattern_names(b.pattern) if name.startswith(prefix)}
+
+
+def open_in(module: str, members: frozenset[str], expr: ast.Expr) -> ast.Expr:
+    """`let open M in e` / `M.(e)`: e's free uses of M's members, qualified."""
+    return _Renamer(module, set(members)).expr(expr, frozenset())  # type: ignore[no-any-return]
+
+
+def open_modules(declarations: list[Any], modules: dict[str, frozenset[str]]) -> list[ast.Declaration]:
+    """Resolve top-level `open M`: in the declarations after it, uses of M's members are
+    qualified, until a top-level definition of the same name hides the member."""
+    opened: list[tuple[str, set[str]]] = []
+    out: list[ast.Declaration] = []
+    for decl in declarations:
+        if isinstance(decl, OpenDecl):
+            opened.append((decl.module, set(modules[decl.module])))
+            continue
+        if isinstance(decl, ast.LetDecl) and opened:
+            own = {n for b in decl.bindings for n in ast.pattern_names(b.pattern)}
+            for position in range(len(opened) - 1, -1, -1):  # the last opened module wins
+                module, members = opened[position]
+                visible = members.difference(*(ms for _, ms in opened[position + 1:]))
+                if decl.is_rec:
+                    visible = visible - own
+                bindings = tuple(replace(b, value=_Renamer(module, visible).expr(b.value, frozenset()))
+                                 for b in decl.bindings)
+                decl = replace(decl, bindings=bindings)
+            for _, members in opened:
+                members -= own
+        out.append(decl)
+    return out
 
 
 def flatten_module(name: str, declarations: list[ast.Declaration]) -> list[ast.Declaration]:

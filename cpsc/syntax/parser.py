@@ -15,6 +15,8 @@ from lark import Lark, Token
 from cpsc.cache import cache_dir
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.modules import OpenDecl, module_members, open_in, open_modules
+from cpsc.syntax.printf import PRINTERS, printf_expression
 
 
 def lang_file(name: str) -> str:
@@ -217,6 +219,9 @@ class _ToAst:
 
     def __init__(self) -> None:
         self.file = "<input>"
+        # module -> its members, for `open M`, `let open M in e` and `M.(e)`: the prelude's
+        # (given by `parse_module`) and those of the modules declared so far
+        self.modules: dict[str, frozenset[str]] = {}
 
     def _span(self, children: tuple[Any, ...]) -> Span:
         first = children[0]
@@ -241,14 +246,28 @@ class _ToAst:
         decls: list[ast.Declaration] = []
         for item in items:
             decls.extend(item if isinstance(item, list) else [item])
-        return ast.Module(tuple(decls), (self.file,))
+        return ast.Module(tuple(open_modules(decls, self.modules)), (self.file,))
+
+    def open_decl(self, keyword: Token, name: Token) -> OpenDecl:
+        return OpenDecl(self._module(name), self._span((keyword, name)))
+
+    def _module(self, name: Token) -> str:
+        if str(name) not in self.modules:
+            raise CompileError(self._tok_span(name), f"Unbound module {name}")
+        return str(name)
+
+    def let_open(self, keyword: Token, opening: Token, name: Token, body: ast.Expr) -> ast.Expr:
+        """`let open M in e`: the members of M are in scope in e (unless e binds the name)."""
+        return open_in(self._module(name), self.modules[str(name)], body)
 
     def module_decl(self, keyword: Token, name: Token, struct: Token, *items: Any) -> list[ast.Declaration]:
         """`module M = struct ... end` at top level: its declarations, with the names they
         define qualified (`M.x`) and the module's own uses of them renamed to match."""
         from cpsc.syntax.modules import flatten_module
 
-        return flatten_module(str(name), [i for i in items if not isinstance(i, Token)])
+        declarations = flatten_module(str(name), [i for i in items if not isinstance(i, Token)])
+        self.modules[str(name)] = frozenset(module_members(str(name), declarations))
+        return declarations
 
     # ---------------------------------------------------------------- type declarations
     def type_decl(self, keyword: Token, *definitions: ast.TypeDef) -> ast.TypeDecl:
@@ -444,7 +463,7 @@ class _ToAst:
         return list(fields)
 
     def field_bind(self, name: Token, value: ast.Expr) -> Field:
-        return str(name), value
+        return str(name).split(".")[-1], value  # `{ M.x = e }`: fields are not qualified in FL
 
     def field_pun(self, name: Token) -> Field:
         return str(name), ast.Var(str(name), self._tok_span(name))
@@ -453,7 +472,9 @@ class _ToAst:
         return ast.GetField(record, str(name), self._span((record, name)))
 
     def array_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
-        """`a.(i)` is `Array.get a i`, as in OCaml."""
+        """`a.(i)` is `Array.get a i`, as in OCaml; `M.(e)` with M a module opens M in e."""
+        if isinstance(target, ast.Construct) and not target.args and target.name in self.modules:
+            return open_in(target.name, self.modules[target.name], index)
         return self._call("Array.get", target, (target, index), closing)
 
     def string_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
@@ -518,6 +539,8 @@ class _ToAst:
         span = self._span((function, argument))
         if isinstance(function, ast.Construct) and not function.args:
             return ast.Construct(function.name, (argument,), span)  # `C e`: a constructor's argument
+        if isinstance(function, ast.Var) and function.name in PRINTERS:
+            return printf_expression(function, argument, span)
         return ast.App(function, argument, span)
 
     def var(self, name: ast.PVar) -> ast.Expr:
@@ -702,14 +725,16 @@ class _ReturnAnnot:
         self.span = span
 
 
-def parse_module(text: str, file: str) -> ast.Module:
-    """Parse a whole FL source file, raising `CompileError` on a syntax error."""
+def parse_module(text: str, file: str, modules: dict[str, frozenset[str]] | None = None) -> ast.Module:
+    """Parse a whole FL source file, raising `CompileError` on a syntax error; `modules` are
+    the members of the modules already declared (the prelude's), for `open`."""
     cleaned = strip_attributes(strip_comments(text, file))
     reject_outside_fl(cleaned, file)
     parser, builder = _parser()
     try:
         with _parsing:  # the one builder names the file in every span it makes
             builder.file = file
+            builder.modules = dict(modules or {})
             module = parser.parse(cleaned)
     except lark.exceptions.UnexpectedCharacters as err:
         span = Span(file, err.line, err.column, err.line, err.column + 1)

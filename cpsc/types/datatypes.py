@@ -141,6 +141,44 @@ class DataTypes:
 
         return "".join(kind(a) for a in args)
 
+    def hash_descriptor(self, t: TCon) -> str:
+        """The descriptor of type t that guides `Hashtbl.hash` (see `cpsc.syntax.hashing`)."""
+        nodes: list[str] = []
+        index: dict[TCon, int] = {}
+
+        def node(t: TCon) -> int:
+            if t in index:
+                return index[t]
+            index[t] = len(nodes)
+            nodes.append("")
+            nodes[index[t]] = describe(t)
+            return index[t]
+
+        def describe(t: TCon) -> str:
+            if t.name in ("int", "char", "bool", "unit"):
+                return "i"
+            if t.name in ("float", "string"):
+                return t.name[0]
+            if t.name == "*":
+                return ",".join(["t"] + [str(node(a)) for a in t.args])  # type: ignore[arg-type]
+            if t.name == "array":
+                element = t.args[0]
+                return "A" if element == TCon("float") else f"a,{node(element)}"  # type: ignore[arg-type]
+            datatype = self.types.get(t.name)
+            if datatype is None or t.name == "exn":
+                return "_"
+            if datatype.fields:
+                types = [self.field_type(f.key, t) for f in datatype.fields]
+                if all(ft == TCon("float") for ft in types):
+                    return f"F,{len(types)}"
+                return ",".join(["t"] + [str(node(ft)) for ft in types])
+            blocks = [c for c in datatype.constructors if not c.constant]
+            args = [":".join(str(node(a)) for a in self.constructor_args(c.key, t)) for c in blocks]
+            return ",".join(["v", "1" if datatype.block_count > 1 else "0"] + args)
+
+        node(t)
+        return ";".join(nodes)
+
     def copy(self) -> DataTypes:
         return DataTypes(dict(self.types), dict(self.constructors), dict(self.fields))
 

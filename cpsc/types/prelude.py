@@ -20,6 +20,7 @@ from pathlib import Path
 
 from cpsc.cache import cache_dir
 from cpsc.syntax import ast, builtins, diagnostics, modules, parser
+from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.parser import lang_file, parse_module
 from cpsc.types import datatypes, infer, types
 from cpsc.types.infer import CheckedPrelude, Typing, check_prelude
@@ -43,6 +44,20 @@ def checked_prelude() -> CheckedPrelude:
     except OSError:  # a full disk: the next build checks the prelude again
         pass
     return checked
+
+
+@functools.cache
+def prelude_modules() -> dict[str, frozenset[str]]:
+    """The prelude's modules and their members (its definitions and the primitives named
+    `M.x`), for `open M` in programs."""
+    members: dict[str, set[str]] = {}
+    names = [n for d in checked_prelude().module.declarations if isinstance(d, ast.LetDecl)
+             for b in d.bindings for n in ast.pattern_names(b.pattern)]
+    for name in names + list(PRIMITIVE_TYPES):
+        module, dot, member = name.partition(".")
+        if dot and module[:1].isupper():
+            members.setdefault(module, set()).add(member)
+    return {module: frozenset(ms) for module, ms in members.items()}
 
 
 def prelude_text() -> str:

@@ -54,10 +54,10 @@ def test_valid_program_is_accepted():
 
 
 @pytest.mark.parametrize("name, edit, message", BROKEN, ids=[b[0] for b in BROKEN])
-def test_verifier_rejects(name, edit, message):
+def test_verifier_rejects(name, edit, message, valid=VALID):
     old, new = edit
-    assert old in VALID
-    program = parse_program(VALID.replace(old, new, 1))
+    assert old in valid
+    program = parse_program(valid.replace(old, new, 1))
     with pytest.raises(VerifyError, match=message):
         verify(program)
 
@@ -136,7 +136,4 @@ def test_valid_exceptions_are_accepted():
 
 @pytest.mark.parametrize("name, edit, message", BROKEN_EXCEPTIONS, ids=[b[0] for b in BROKEN_EXCEPTIONS])
 def test_verifier_rejects_exception_misuse(name, edit, message):
-    old, new = edit
-    assert old in VALID_EXCEPTIONS
-    with pytest.raises(VerifyError, match=message):
-        verify(parse_program(VALID_EXCEPTIONS.replace(old, new, 1)))
+    test_verifier_rejects(name, edit, message, VALID_EXCEPTIONS)

@@ -6,7 +6,9 @@ generator covers ints, floats, bools, tuples, `let`, `if`, local and top-level f
 closures, partial application, higher-order calls, bounded `let rec`, and data: a variant with
 constant and non-constant constructors matched with nested patterns, or-patterns and guards;
 a record with a mutable field; options; lists and the List functions; arrays; refs; `for` and
-`while` loops; and structural comparison of all of these.
+`while` loops; structural comparison of all of these; and exceptions (a user exception with
+and without an argument, Division_by_zero, a bad index) raised in `try`s whose handlers match
+some of them and re-raise the rest to an enclosing one.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ class Generator:
     def expr(self, ty: str, scope: Scope, depth: int) -> str:
         leaves = ["literal"] + (["var"] if any(t == ty for _, t in scope.values) else [])
         nodes = ["if", "let", "call", "lambda", "tuple"] + {
-            INT: ["arith", "arith", "div", "conv", "minmax", "match_shape", "list", "array", "loop", "option"],
+            INT: ["arith", "arith", "div", "conv", "minmax", "match_shape", "list", "array", "loop", "option",
+                  "try"],
             FLOAT: ["farith", "fconv", "record"],
             BOOL: ["compare", "logic", "data_compare"]}[ty]
         if not self.callable(scope, ty):
@@ -119,6 +122,26 @@ class Generator:
         divisor = self.draw(st.sampled_from([-7, -1, 1, 2, 3, 10]))
         op = self.choose(["/", "mod"])
         return f"({self.expr(INT, scope, depth)} {op} ({divisor}))"
+
+    def gen_try(self, ty: str, scope: Scope, depth: int) -> str:
+        """A try whose body may raise (a user exception, Division_by_zero, a bad index), with
+        handlers that match some of them; what none matches goes on to an enclosing one."""
+        raising = self.choose([
+            f"(if {self.expr(BOOL, scope, depth)} then raise (Eb {self.expr(INT, scope, depth)}) "
+            f"else {self.expr(INT, scope, depth)})",
+            f"(if {self.expr(BOOL, scope, depth)} then raise Ea else {self.expr(INT, scope, depth)})",
+            f"({self.expr(INT, scope, depth)} / ({self.expr(INT, scope, depth)} land 1))",
+            f"[| {self.expr(INT, scope, depth)} |].({self.expr(INT, scope, depth)} land 1)",
+            self.expr(INT, scope, depth)])
+        n = scope.fresh("n")
+        cases = self.draw(st.lists(st.sampled_from([
+            f"| Eb {n} when {n} > 0 -> {n} + {self.expr(INT, scope, depth)}",
+            f"| Eb {n} -> {n}",
+            f"| Ea -> {self.expr(INT, scope, depth)}",
+            "| Division_by_zero -> -1",
+            "| Invalid_argument _ -> -2"]), min_size=1, max_size=3, unique=True))
+        inner = f"(try {raising} with {' '.join(cases)})"
+        return f"(try {inner} with Ea -> 7 | Eb _ -> 8 | Division_by_zero -> 9 | Invalid_argument _ -> 10)"
 
     def gen_conv(self, ty: str, scope: Scope, depth: int) -> str:
         return self.choose([f"(abs {self.expr(INT, scope, depth)})",
@@ -259,7 +282,9 @@ class Generator:
         return f"let () = {show}; print_newline ()"
 
 
-DECLARATIONS = """type shape = Sa | Sb of int | Sc of int * bool | Sd of float | Se | Sf of shape
+DECLARATIONS = """exception Ea
+exception Eb of int
+type shape = Sa | Sb of int | Sc of int * bool | Sd of float | Se | Sf of shape
 type rcd = { fa : int; mutable fb : float; fc : bool }"""
 
 
