@@ -133,7 +133,7 @@ class Converter:
 
     def suspended(self) -> tuple[_Block | None, str, str | None]:
         """Set the current block aside (to build another function or region); the handler in
-        scope stays (a region is in the same function) until `function_scope` says otherwise."""
+        scope stays (a region is in the same function) until `start` enters a function's entry."""
         saved = (self.block, self.current_function, self.handler)
         self.block = None
         return saved
@@ -610,8 +610,8 @@ class Converter:
 
 
 def _is_raise(expr: ast.Expr) -> bool:
-    return isinstance(expr, ast.App) and isinstance(expr.function, ast.Var) and expr.function.name == "raise" \
-        and isinstance(expr.function.ty, TCon) and expr.function.ty.args[0] == EXN
+    """`raise e` (the primitive, unless the program binds its own `raise`: the caller checks)."""
+    return isinstance(expr, ast.App) and isinstance(expr.function, ast.Var) and expr.function.name == "raise"
 
 
 def _hint(pattern: ast.Pattern) -> str:

@@ -258,7 +258,7 @@ class FunctionLowering:
         self.splits += 1
         out = self.fn.append_basic_block(f"{self.current_label}.raised{self.splits}")
         carry_on = self.fn.append_basic_block(f"{self.current_label}.returned{self.splits}")
-        b.cbranch(self.raised(), out, carry_on, )
+        b.cbranch(self.raised(), out, carry_on)
         b.position_at_end(out)
         b.ret(ll.Constant(lltype(self.f.result), ll.Undefined))
         b.position_at_end(carry_on)

@@ -252,13 +252,12 @@ fl_string *fl_read_line(void) {
 
 /* Printf: one conversion (its spec as written, e.g. "%-5d") of one value, as OCaml's Printf
    formats it (cpsc/syntax/printf.py says the same in Python). */
-static const char *spec_parts(const fl_string *spec, char *flags, char *conversion) {
+static void spec_parts(const fl_string *spec, char *flags, char *conversion) {
     /* the spec without its conversion letter, in `flags`; the letter in `conversion` */
     size_t n = (size_t)spec->length - 1;
     memcpy(flags, spec->bytes, n);
     flags[n] = 0;
     *conversion = spec->bytes[n];
-    return flags;
 }
 
 /* `text` padded to the spec's width: on the right with '-', else on the left with spaces, or
@@ -504,14 +503,13 @@ int64_t fl_hash(fl_string *descriptor, int64_t value) {
             }
         } else if (kind == 't' || kind == 'a' || kind == 'v') {
             int64_t *slots = (int64_t *)(intptr_t)v, n = 0, tag = 0;
-            long children[64];
+            long children[64], element = -1;  /* an array's elements all have the one kind */
             const char *p = node + 1;
             if (kind == 't') {
                 while (*p == ',' && n < 64) { p = next_number(p, &children[n]); n++; }
             } else if (kind == 'a') {
-                next_number(p, &children[0]);
+                next_number(p, &element);
                 n = slots[0]; slots++;
-                for (int64_t i = 1; i < n && i < 64; i++) children[i] = children[0];
             } else {
                 long tagged;
                 const char *q = next_number(p, &tagged);  /* at the ',' before constructor 0's children */
@@ -522,7 +520,7 @@ int64_t fl_hash(fl_string *descriptor, int64_t value) {
             h = hash_mix(h, (uint32_t)((n << 10) | tag));
             for (int64_t i = 0; i < n && written < 100; i++) {
                 queue[written] = slots[i];
-                kinds[written++] = (int)children[i < 64 ? i : 63];
+                kinds[written++] = (int)(element >= 0 ? element : children[i]);
             }
         }
     }

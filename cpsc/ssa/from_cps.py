@@ -52,8 +52,7 @@ class _FunctionConversion:
         self.taken = set(self.order)
         self.counters: dict[str, int] = {}
         self.inputs: dict[str, list[tuple[str, tuple[cps.Operand, ...]]]] = {label: [] for label in self.order}
-        self.blocks: dict[str, tuple[tuple[cps.Binding, ...], ir.Terminator]] = {}
-        self.block_order: list[str] = []
+        self.blocks: dict[str, tuple[tuple[cps.Binding, ...], ir.Terminator]] = {}  # in order
 
     def fresh(self, hint: str) -> str:
         n = self.counters.get(hint, 0)
@@ -67,17 +66,15 @@ class _FunctionConversion:
 
     def add(self, label: str, instructions: tuple[cps.Binding, ...], term: ir.Terminator) -> None:
         self.blocks[label] = (instructions, term)
-        self.block_order.append(label)
 
     def convert(self) -> ir.Function:
         for cont_label in self.order:
             self.continuation(self.program.conts[cont_label])
         params = {label: self.program.conts[label].params for label in self.order}
         out = []
-        for label in self.block_order:
+        for label, (bindings, block_term) in self.blocks.items():
             phis = tuple(ir.Phi(p, tuple((pred, args[i]) for pred, args in self.inputs[label]))
                          for i, p in enumerate(params.get(label, ())))
-            bindings, block_term = self.blocks[label]
             out.append(ir.Block(label, phis, bindings, block_term))
         preds: dict[str, list[str]] = {b.label: [] for b in out}
         for b in out:

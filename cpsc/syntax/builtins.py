@@ -11,6 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cpsc.syntax.hashing import hash_value
+from cpsc.syntax.printf import format_value
+
 # Source-level primitives: name -> OCaml type. Everything else in the prelude is FL (`lang/prelude.fl`).
 PRIMITIVE_TYPES: dict[str, str] = {
     "+": "int -> int -> int", "-": "int -> int -> int", "*": "int -> int -> int",
@@ -400,18 +403,6 @@ def float_of_string(text: str) -> float:
 PROGRAM_ARGUMENTS: list[str] = ["prog"]
 
 
-def _hash(descriptor: str, value: Any) -> int:
-    from cpsc.syntax.hashing import hash_value
-
-    return hash_value(descriptor, value)
-
-
-def _format(spec: str, value: Any) -> str:
-    from cpsc.syntax.printf import format_value
-
-    return format_value(spec, value)
-
-
 def _succeeds(convert: Callable[[str], object], text: str) -> bool:
     try:
         convert(text)
@@ -428,10 +419,10 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "String.unsafe_get": (2, lambda s, i: s[i]), "String.make": (2, string_make),
     "String.sub": (3, string_sub), "string_of_char_array": (1, "".join),
     "Char.code": (1, ord), "Char.chr": (1, char_chr),
-    "raise": (1, raise_exception), "fl_hash_with": (2, _hash),
+    "raise": (1, raise_exception), "fl_hash_with": (2, hash_value),
     "fl_argv": (1, lambda _: FlArray(PROGRAM_ARGUMENTS)),
-    "fl_format_int": (2, _format), "fl_format_float": (2, _format), "fl_format_string": (2, _format),
-    "fl_format_char": (2, _format),
+    "fl_format_int": (2, format_value), "fl_format_float": (2, format_value),
+    "fl_format_string": (2, format_value), "fl_format_char": (2, format_value),
     "int_of_string": (1, int_of_string), "float_of_string": (1, float_of_string),
     "fl_int_of_string_ok": (1, lambda s: _succeeds(int_of_string, s)),
     "fl_float_of_string_ok": (1, lambda s: _succeeds(float_of_string, s)),
