@@ -16,10 +16,17 @@ from cpsc.cache import cache_dir
 
 
 @functools.cache
-def _target_machine(opt: int) -> llvm.TargetMachine:
+def target_machine(opt: int, jit: bool = False) -> llvm.TargetMachine:
+    """The host's target machine; `jit` selects the large code model.
+
+    MCJIT maps a module's code and data sections separately, possibly more than 2 GB apart,
+    so the small code model's 32-bit PC-relative references can overflow when it links them.
+    """
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_default_triple()
+    if jit:
+        return target.create_target_machine(opt=opt, codemodel="large", jit=True)
     return target.create_target_machine(opt=opt, reloc="pic", codemodel="default")
 
 
@@ -27,7 +34,7 @@ def optimize(llvm_ir: str, opt: int) -> llvm.ModuleRef:
     """Parse, verify and run LLVM's default `-O<opt>` pipeline."""
     module = llvm.parse_assembly(llvm_ir)
     module.verify()
-    tm = _target_machine(opt)
+    tm = target_machine(opt)
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
     if opt > 0:
@@ -38,11 +45,11 @@ def optimize(llvm_ir: str, opt: int) -> llvm.ModuleRef:
 
 
 def emit_object(module: llvm.ModuleRef, opt: int) -> bytes:
-    return bytes(_target_machine(opt).emit_object(module))
+    return bytes(target_machine(opt).emit_object(module))
 
 
 def emit_assembly(module: llvm.ModuleRef, opt: int) -> str:
-    return str(_target_machine(opt).emit_assembly(module))
+    return str(target_machine(opt).emit_assembly(module))
 
 
 LIBRARIES = ("-lgc", "-lm", "-lpthread")

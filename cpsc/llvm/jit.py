@@ -12,7 +12,7 @@ import ctypes
 
 import llvmlite.binding as llvm
 
-from cpsc.llvm.backend import _target_machine, optimize, runtime_library
+from cpsc.llvm.backend import optimize, runtime_library, target_machine
 
 
 def run_jit(llvm_ir: str, opt: int) -> int:
@@ -20,7 +20,7 @@ def run_jit(llvm_ir: str, opt: int) -> int:
     library = str(runtime_library())
     llvm.load_library_permanently(library)
     module = optimize(llvm_ir, opt)
-    engine = llvm.create_mcjit_compiler(module, _target_machine(opt))
+    engine = llvm.create_mcjit_compiler(module, target_machine(opt, jit=True))
     engine.finalize_object()
     entry = engine.get_function_address("fl_program")
     runtime = ctypes.CDLL(library)
