@@ -15,6 +15,7 @@ from lark import Lark, Token
 from cpsc.cache import cache_dir
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.labels import Labelled, apply_labelled
 from cpsc.syntax.modules import OpenDecl, module_members, open_in, open_modules
 from cpsc.syntax.printf import PRINTERS, printf_expression
 
@@ -95,7 +96,7 @@ _OUTSIDE_FL = re.compile(r"""
   | (?P<objects>\b(?:object|class|method|new|inherit|initializer|virtual|private)\b|\#(?=[a-z_]))
   | (?P<modules>\b(?:functor|sig)\b|\bmodule\s+type\b|\(\s*(?:module|val)\b)
   | (?P<variants>`[A-Za-z])
-  | (?P<labels>(?<![~\w])~[a-z_]|\?[a-z_(])
+  | (?P<labels>(?<![~\w])~[a-z_][\w']*+(?!:)|\?[a-z_(])
   | (?P<lazy>\blazy\b)
   | (?P<other>\b(?:external|include|constraint)\b)
 """, re.VERBOSE)
@@ -104,7 +105,8 @@ _OUTSIDE_FL_MESSAGES = {
     "objects": "objects are not part of FL",
     "modules": "functors, signatures and first-class modules are not part of FL",
     "variants": "polymorphic variants are not part of FL",
-    "labels": "labelled and optional arguments are not part of FL",
+    "labels": "labelled parameters, punned labels and optional arguments are not part of FL"
+              " (only `~label:e` arguments to String.starts_with and String.ends_with are)",
     "lazy": "lazy values are not part of FL",
     "other": "this construct ({}) is not part of FL",
 }
@@ -535,13 +537,24 @@ class _ToAst:
         name = "~-." if str(op) == "-." else "~-"
         return ast.App(ast.Var(name, self._tok_span(op)), operand, span)
 
-    def apply(self, function: ast.Expr, argument: ast.Expr) -> ast.Expr:
+    def apply(self, function: ast.Expr, *arguments: ast.Expr | Labelled) -> ast.Expr:
+        """`f a1 ... an`, the whole spine at once so that labelled arguments can be ordered."""
+        if any(isinstance(argument, Labelled) for argument in arguments):
+            return apply_labelled(function, list(arguments), self._span((function, arguments[-1])))
+        for argument in arguments:
+            function = self._apply_one(function, argument)  # type: ignore[arg-type]
+        return function
+
+    def _apply_one(self, function: ast.Expr, argument: ast.Expr) -> ast.Expr:
         span = self._span((function, argument))
         if isinstance(function, ast.Construct) and not function.args:
             return ast.Construct(function.name, (argument,), span)  # `C e`: a constructor's argument
         if isinstance(function, ast.Var) and function.name in PRINTERS:
             return printf_expression(function, argument, span)
         return ast.App(function, argument, span)
+
+    def labelled(self, label: Token, value: ast.Expr) -> Labelled:
+        return Labelled(str(label)[1:-1], value, self._span((label, value)))
 
     def var(self, name: ast.PVar) -> ast.Expr:
         return ast.Var(name.name, name.span)
