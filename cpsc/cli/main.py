@@ -158,7 +158,7 @@ def _interpret(args: argparse.Namespace, program: object, cps: object, stages: S
 
 
 def _write(args: argparse.Namespace, text: str) -> int:
-    if getattr(args, "output", None):
+    if getattr(args, "output", None) not in (None, "-"):  # `-o -` is stdout, as for cc
         Path(args.output).write_text(text)
     else:
         sys.stdout.write(text)

@@ -200,13 +200,13 @@ def _pass_free_variables(cont: ir.Cont, fvs: dict[str, list[ir.Var]], code_names
     for b in cont.bindings:
         value = b.value
         if isinstance(value, ir.Call):
-            value = ir.Call(value.function, captured(value.function) + value.args, value.handler)
+            value = ir.Call(value.function, captured(value.function) + value.args, value.handler, value.loc)
         elif isinstance(value, ir.MakeClosure):
             value = ir.MakeClosure(code_names[value.function], captured(value.function))
         bindings.append(ir.Binding(b.var, value))
     term = cont.terminator
     if isinstance(term, ir.TailCall):
-        term = ir.TailCall(term.function, captured(term.function) + term.args)
+        term = ir.TailCall(term.function, captured(term.function) + term.args, term.loc)
     return ir.Cont(cont.label, cont.function, cont.params, tuple(bindings), term)
 
 

@@ -555,32 +555,34 @@ class Converter:
             arg_exprs.append(head.argument)
             head = head.function
         arg_exprs.reverse()
+        loc = f"{expr.span.file}:{expr.span.line}:{expr.span.col}"
         entry = env.get(head.name) if isinstance(head, ast.Var) else None
         if isinstance(head, ast.Var) and entry is None and len(arg_exprs) >= primitive_arity(head.name):
             count = primitive_arity(head.name)
             args = [self.value(a, env) for a in arg_exprs]
             types, result = _arrow_parts(head.ty, count)
             value = self.primitive(head.name, types, args[:count], result)
-            return self.apply_rest(value, args[count:], tail)
+            return self.apply_rest(value, args[count:], tail, loc)
         if isinstance(entry, Known) and len(arg_exprs) >= len(entry.param_types):
             count = len(entry.param_types)
             args = [self.value(a, env) for a in arg_exprs]
             if tail is not None and len(args) == count:
-                self.finish(ir.TailCall(entry.function, tuple(args)))
+                self.finish(ir.TailCall(entry.function, tuple(args), loc))
                 return None
-            value = self.emit("r", entry.result, ir.Call(entry.function, tuple(args[:count]), self.handler))
-            return self.apply_rest(value, args[count:], tail)
+            value = self.emit("r", entry.result, ir.Call(entry.function, tuple(args[:count]), self.handler, loc))
+            return self.apply_rest(value, args[count:], tail, loc)
         function = self.value(head, env)
         args = [self.value(a, env) for a in arg_exprs]
-        return self.apply_rest(function, args, tail)
+        return self.apply_rest(function, args, tail, loc)
 
-    def apply_rest(self, function: ir.Operand, args: list[ir.Operand], tail: ir.Ret | None) -> ir.Operand | None:
+    def apply_rest(self, function: ir.Operand, args: list[ir.Operand], tail: ir.Ret | None,
+                   loc: str) -> ir.Operand | None:
         for i, arg in enumerate(args):
             t = function.type
             if tail is not None and i == len(args) - 1:
-                self.finish(ir.TailApply(function, (arg,)))
+                self.finish(ir.TailApply(function, (arg,), loc))
                 return None
-            function = self.emit("r", t.args[1], ir.Apply(function, (arg,), self.handler))  # type: ignore[arg-type]
+            function = self.emit("r", t.args[1], ir.Apply(function, (arg,), self.handler, loc))  # type: ignore[arg-type]
         return function
 
     # ---------------------------------------------------------------- program

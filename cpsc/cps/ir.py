@@ -38,6 +38,9 @@ class Const:
 
 Operand = Union[Var, Const]
 
+# Calls carry the source location of the application they come from (`file:line:col`), for
+# the inliner's remarks and the bisector's reports; it takes no part in equality.
+
 # ---------------------------------------------------------------------- values (direct style)
 
 
@@ -58,6 +61,7 @@ class Call:
     function: str
     args: tuple[Operand, ...]
     handler: str | None = None
+    loc: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class Apply:
     closure: Operand
     args: tuple[Operand, ...]
     handler: str | None = None
+    loc: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -200,12 +205,14 @@ class TailCall:
 
     function: str
     args: tuple[Operand, ...]
+    loc: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
 class TailApply:
     closure: Operand
     args: tuple[Operand, ...]
+    loc: str | None = field(default=None, compare=False)
 
 
 Terminator = Union[Jump, Branch, TailCall, TailApply, Switch]

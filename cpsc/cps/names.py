@@ -21,6 +21,10 @@ class NameSupply:
         self.taken: set[str] = set() if taken is None else set(taken)
         self.counters: dict[str, int] = {}
 
+    def fresh_copy(self, name: str) -> str:
+        """A fresh name for a copy of `name`: `t.12` gives `t.N`, not `t.12.1`."""
+        return self.fresh(re.sub(r"(\.[0-9]+)+$", "", name) or name)
+
     def fresh(self, hint: str) -> str:
         hint = sanitize(hint)
         if hint not in self.taken:

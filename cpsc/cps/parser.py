@@ -42,6 +42,16 @@ def _label(token: Any) -> str:
     return text[1:] if text.startswith("#") else text
 
 
+class _Location(str):
+    """A call's source location, `@file:line:col` in the text."""
+
+
+def _handler_and_location(items: list[Any]) -> tuple[str | None, str | None]:
+    handler = next((str(i) for i in items if not isinstance(i, _Location)), None)
+    location = next((str(i) for i in items if isinstance(i, _Location)), None)
+    return handler, location
+
+
 class _Pending:
     """A variable operand; its type is known only once every definition has been read."""
 
@@ -92,10 +102,13 @@ class _Build(Transformer[Any, Any]):
         return ("prim", str(items[0]), items[1])
 
     def call(self, items: list[Any]) -> Any:
-        return ("call", str(items[0]), items[1], items[2] if len(items) > 2 else None)
+        return ("call", str(items[0]), items[1], *_handler_and_location(items[2:]))
 
     def apply(self, items: list[Any]) -> Any:
-        return ("apply", items[0], items[1], items[2] if len(items) > 2 else None)
+        return ("apply", items[0], items[1], *_handler_and_location(items[2:]))
+
+    def location(self, items: list[Any]) -> Any:
+        return _Location(str(items[0])[1:])
 
     def handler(self, items: list[Any]) -> Any:
         return _label(items[0])
@@ -143,10 +156,10 @@ class _Build(Transformer[Any, Any]):
         return ("br", items[0], str(items[1]), str(items[2]))
 
     def tailcall(self, items: list[Any]) -> Any:
-        return ("tailcall", str(items[0]), items[1])
+        return ("tailcall", str(items[0]), items[1], _handler_and_location(items[2:])[1])
 
     def tailapply(self, items: list[Any]) -> Any:
-        return ("tailapply", items[0], items[1])
+        return ("tailapply", items[0], items[1], _handler_and_location(items[2:])[1])
 
     def var(self, items: list[Any]) -> Any:
         return _Pending(str(items[0]))
@@ -210,9 +223,9 @@ class Resolver:
         if kind == "prim":
             return ir.Prim(v[1], self.operands(v[2]))
         if kind == "call":
-            return ir.Call(v[1], self.operands(v[2]), v[3])
+            return ir.Call(v[1], self.operands(v[2]), v[3], v[4])
         if kind == "apply":
-            return ir.Apply(self.operand(v[1]), self.operands(v[2]), v[3])
+            return ir.Apply(self.operand(v[1]), self.operands(v[2]), v[3], v[4])
         if kind == "closure":
             return ir.MakeClosure(v[1], self.operands(v[2]))
         if kind == "tuple":
@@ -233,8 +246,8 @@ class Resolver:
         if t[0] == "switch":
             return ir.Switch(self.operand(t[1]), t[2], t[3])
         if t[0] == "tailcall":
-            return ir.TailCall(t[1], self.operands(t[2]))
-        return ir.TailApply(self.operand(t[1]), self.operands(t[2]))
+            return ir.TailCall(t[1], self.operands(t[2]), t[3])
+        return ir.TailApply(self.operand(t[1]), self.operands(t[2]), t[3])
 
 
 def parse_program(text: str) -> ir.Program:

@@ -83,13 +83,17 @@ def _handler(label: str | None, show_label: Callable[[str], str]) -> str:
     return "" if label is None else f" handler {show_label(label)}"
 
 
+def _loc(loc: str | None) -> str:
+    return "" if loc is None else f" @{loc}"
+
+
 def show_value(v: ir.Value, fmt: OperandFormat = show_operand, show_label: Callable[[str], str] = str) -> str:
     if isinstance(v, ir.Prim):
         return f"{v.op}{_args(v.args, fmt)}"
     if isinstance(v, ir.Call):
-        return f"call {v.function}{_args(v.args, fmt)}{_handler(v.handler, show_label)}"
+        return f"call {v.function}{_args(v.args, fmt)}{_handler(v.handler, show_label)}{_loc(v.loc)}"
     if isinstance(v, ir.Apply):
-        return f"apply {fmt(v.closure)}{_args(v.args, fmt)}{_handler(v.handler, show_label)}"
+        return f"apply {fmt(v.closure)}{_args(v.args, fmt)}{_handler(v.handler, show_label)}{_loc(v.loc)}"
     if isinstance(v, ir.MakeClosure):
         return f"closure {v.function}{_args(v.captured, fmt)}"
     if isinstance(v, ir.MakeTuple):
@@ -113,10 +117,10 @@ def show_terminator(t: ir.Terminator) -> str:
     if isinstance(t, ir.Branch):
         return f"br {show_operand(t.condition)}, {t.if_true}, {t.if_false}"
     if isinstance(t, ir.TailCall):
-        return f"tailcall {t.function}{_args(t.args)}"
+        return f"tailcall {t.function}{_args(t.args)}{_loc(t.loc)}"
     if isinstance(t, ir.Switch):
         return f"switch {show_operand(t.value)} {show_cases(t, str)}"
-    return f"tailapply {show_operand(t.closure)}{_args(t.args)}"
+    return f"tailapply {show_operand(t.closure)}{_args(t.args)}{_loc(t.loc)}"
 
 
 def show_cases(t: ir.Switch, label: Callable[[str], str]) -> str:

@@ -20,9 +20,9 @@ def rename_value(v: ir.Value, renaming: Mapping[str, ir.Operand]) -> ir.Value:
     if isinstance(v, ir.Prim):
         return ir.Prim(v.op, _ops(v.args, renaming))
     if isinstance(v, ir.Call):
-        return ir.Call(v.function, _ops(v.args, renaming), v.handler)
+        return ir.Call(v.function, _ops(v.args, renaming), v.handler, v.loc)
     if isinstance(v, ir.Apply):
-        return ir.Apply(rename_operand(v.closure, renaming), _ops(v.args, renaming), v.handler)
+        return ir.Apply(rename_operand(v.closure, renaming), _ops(v.args, renaming), v.handler, v.loc)
     if isinstance(v, ir.MakeClosure):
         return ir.MakeClosure(v.function, _ops(v.captured, renaming))
     if isinstance(v, ir.MakeTuple):
@@ -48,8 +48,8 @@ def rename_terminator(t: ir.Terminator, renaming: Mapping[str, ir.Operand]) -> i
     if isinstance(t, ir.Switch):
         return ir.Switch(rename_operand(t.value, renaming), t.cases, t.default)
     if isinstance(t, ir.TailCall):
-        return ir.TailCall(t.function, _ops(t.args, renaming))
-    return ir.TailApply(rename_operand(t.closure, renaming), _ops(t.args, renaming))
+        return ir.TailCall(t.function, _ops(t.args, renaming), t.loc)
+    return ir.TailApply(rename_operand(t.closure, renaming), _ops(t.args, renaming), t.loc)
 
 
 def rename_cont(cont: ir.Cont, renaming: Mapping[str, ir.Operand]) -> ir.Cont:

@@ -9,22 +9,33 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cpsc.cps import ir
+from cpsc.opt.context import PassContext
+from cpsc.opt.inline import inline_with_stats
 from cpsc.opt.simplify import simplify_with_stats
+
+PassFunction = Callable[[ir.Program, PassContext], tuple[ir.Program, Counter[str]]]
 
 
 @dataclass(frozen=True)
 class Pass:
     name: str
-    run: Callable[[ir.Program], tuple[ir.Program, Counter[str]]]
+    run: PassFunction
     doc: str
 
 
 PASSES: dict[str, Pass] = {
     "simplify": Pass("simplify", simplify_with_stats,
                      "dead code, constant and branch folding, block merging, jump threading, phi simplification"),
+    "inline": Pass("inline", inline_with_stats,
+                   "inlining of known calls by return-continuation substitution (size/benefit heuristic)"),
 }
 
-LEVELS: dict[int, list[str]] = {0: [], 1: ["simplify"], 2: ["simplify"], 3: ["simplify"]}
+LEVELS: dict[int, list[str]] = {
+    0: [],
+    1: ["simplify", "inline", "simplify"],
+    2: ["simplify", "inline", "simplify"],
+    3: ["simplify", "inline", "simplify"],
+}
 
 
 @dataclass
@@ -35,14 +46,17 @@ class PassReport:
 
 
 def run_pipeline(program: ir.Program, names: list[str],
-                 after_each: Callable[[str, ir.Program], None] | None = None) -> tuple[ir.Program, list[PassReport]]:
-    """Run the named passes in order; `after_each` sees every intermediate program (verify, dump)."""
+                 after_each: Callable[[str, ir.Program], None] | None = None,
+                 context: PassContext | None = None) -> tuple[ir.Program, list[PassReport]]:
+    """Run the named passes in order; `after_each` sees every intermediate program (verify, dump);
+    `context` gives the level, the fuel and collects remarks."""
+    context = context if context is not None else PassContext()
     reports = []
     for name in names:
         if name not in PASSES:
             raise KeyError(f"unknown pass '{name}' (known: {', '.join(sorted(PASSES))})")
         start = time.perf_counter()
-        program, counts = PASSES[name].run(program)
+        program, counts = PASSES[name].run(program, context)
         reports.append(PassReport(name, time.perf_counter() - start, counts))
         if after_each is not None:
             after_each(name, program)

@@ -28,6 +28,7 @@ from cpsc.cps.rewrite import (
     split_callc,
     use_census,
 )
+from cpsc.opt.context import PassContext
 from cpsc.types.types import BOOL, EXNID
 
 Stats = Counter[str]
@@ -314,13 +315,21 @@ def simplify_parameters(program: ir.Program, stats: Stats) -> ir.Program:
 REDUCTIONS = (fold_constants, remove_dead, merge_single_jumps, eta_reduce, simplify_parameters)
 
 
-def simplify_with_stats(program: ir.Program) -> tuple[ir.Program, Stats]:
+def simplify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+    """Simplify with counts of each reduction. With limited fuel, each sweep of a reduction
+    that changes the program is one rewrite (the bisector's unit for this pass)."""
     stats: Stats = Counter()
+    rationed = context is not None and context.fuel is not None
     program = split_callc(program)
-    for _ in range(50):
+    for round_number in range(50):
         before = program
         for reduction in REDUCTIONS:
-            program = reduction(program, stats)
+            reduced = reduction(program, stats)
+            if rationed and reduced != program:
+                assert context is not None
+                if not context.allow("simplify", f"{reduction.__name__} (round {round_number + 1})"):
+                    return program, stats
+            program = reduced
         if program == before:
             break
     return program, stats

@@ -35,6 +35,6 @@ fun f(op: t) -> int in main = callc f.entry() ret (ret f)
 fun toplevel_8() -> unit in main noinline = callc toplevel_8.entry() ret (ret toplevel_8)
   cont toplevel_8.entry() =
     let D: t = block(1, 2, 3)
-    let r: int = call f(D)
+    let r: int = call f(D) @match_switch.fl:8:20
     let t.1: unit = print_int(r)
     jump (ret toplevel_8)(t.1)

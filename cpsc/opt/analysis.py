@@ -1,0 +1,230 @@
+"""What the interprocedural passes (inline, contify) ask of a program: each function's
+continuations, the nesting tree, the call graph and its recursive parts, sizes, free variables
+and whether they are in scope at a call site."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from cpsc.cps import ir
+from cpsc.cps.dominance import Dominators
+from cpsc.cps.names import NameSupply
+from cpsc.cps.rewrite import cont_definitions, cont_uses
+
+
+class ProgramFacts:
+    """Facts about one version of a program, computed on demand and cached (a pass that
+    changes the program makes new facts)."""
+
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self._conts: dict[str, list[str]] | None = None
+        self._children: dict[str, list[str]] | None = None
+        self._recursive: set[str] | None = None
+        self._dominators: dict[str, Dominators] = {}
+        self._defs: dict[str, tuple[str, str | None]] | None = None
+
+    def changed(self, program: ir.Program, function: str, conts: list[ir.Cont],
+                functions: list[ir.Function]) -> None:
+        """Follow a rewrite that changed `function`'s continuations (replacing or adding
+        `conts`) and added the nested `functions`, without recomputing everything."""
+        self.program = program
+        if self._conts is not None:
+            self._conts.pop(function, None)
+        self._dominators.pop(function, None)
+        if self._children is not None:
+            for f in functions:
+                if f.parent is not None:
+                    self._children[f.parent].append(f.name)
+        if self._defs is not None:
+            for f in functions:
+                self._defs.update({p.name: (f.name, None) for p in f.params})
+            for cont in conts:
+                self._defs.update({v.name: (cont.function, cont.label) for v in cont_definitions(cont)})
+
+    def binding_of(self, name: str) -> ir.Binding | None:
+        """The binding that defines variable `name` (None: a parameter)."""
+        label = self._definitions().get(name, (None, None))[1]
+        if label is None:
+            return None
+        return next((b for b in self.program.conts[label].bindings if b.var.name == name), None)
+
+    # ------------------------------------------------------------ structure
+    def conts_of(self, function: str) -> list[str]:
+        """`function`'s continuations reachable from its entry, in reverse postorder."""
+        if self._conts is None:
+            self._conts = {}
+        if function not in self._conts:
+            self._conts[function] = ir.function_conts(self.program, function)
+        return self._conts[function]
+
+    def children(self, function: str) -> list[str]:
+        if self._children is None:
+            self._children = defaultdict(list)
+            for f in sorted(self.program.functions.values(), key=lambda f: f.name):
+                if f.parent is not None:
+                    self._children[f.parent].append(f.name)
+        return self._children.get(function, [])
+
+    def subtree(self, function: str) -> list[str]:
+        """`function` and every function nested in it, parents before children."""
+        out, work = [], [function]
+        while work:
+            f = work.pop()
+            out.append(f)
+            work.extend(reversed(self.children(f)))
+        return out
+
+    def is_ancestor(self, ancestor: str, function: str) -> bool:
+        current = self.program.functions[function].parent
+        while current is not None:
+            if current == ancestor:
+                return True
+            current = self.program.functions[current].parent
+        return False
+
+    def size(self, function: str) -> int:
+        """Bindings and terminators of `function` and the functions nested in it."""
+        return sum(len(self.program.conts[label].bindings) + 1
+                   for f in self.subtree(function) for label in self.conts_of(f))
+
+    # ------------------------------------------------------------ calls
+    def recursive(self) -> set[str]:
+        """Functions on a cycle of the graph whose edges are calls, tail calls and closures
+        (from a function or anything nested in it: inlining copies the nested ones too)."""
+        if self._recursive is None:
+            graph = {f: sorted(set(self._named_in_subtree(f))) for f in self.program.functions}
+            self._recursive = set()
+            for component in strongly_connected(graph):
+                if len(component) > 1 or component[0] in graph[component[0]]:
+                    self._recursive.update(component)
+        return self._recursive
+
+    def _named_in_subtree(self, function: str) -> Iterable[str]:
+        for f in self.subtree(function):
+            for label in self.conts_of(f):
+                yield from named_functions(self.program.conts[label])
+
+    # ------------------------------------------------------------ scope
+    def free_variables(self, function: str) -> dict[str, str]:
+        """Variables `function` (with its nested functions) uses but does not define, with the
+        function that defines each."""
+        defined: set[str] = set()
+        used: set[str] = set()
+        for f in self.subtree(function):
+            defined.update(p.name for p in self.program.functions[f].params)
+            for label in self.conts_of(f):
+                cont = self.program.conts[label]
+                defined.update(v.name for v in cont_definitions(cont))
+                used.update(cont_uses(cont))
+        return {name: owner for name in used - defined if (owner := self.defining_function(name))}
+
+    def defining_function(self, name: str) -> str | None:
+        return self._definitions().get(name, (None, None))[0]
+
+    def _definitions(self) -> dict[str, tuple[str, str | None]]:
+        """Each variable's function and continuation (None for a function parameter)."""
+        if self._defs is None:
+            defs: dict[str, tuple[str, str | None]] = {}
+            for f in self.program.functions.values():
+                for p in f.params:
+                    defs[p.name] = (f.name, None)
+            for cont in self.program.conts.values():
+                for v in cont_definitions(cont):
+                    defs[v.name] = (cont.function, cont.label)
+            self._defs = defs
+        return self._defs
+
+    def dominators(self, function: str) -> Dominators:
+        if function not in self._dominators:
+            labels = self.conts_of(function)
+            preds: dict[str, list[str]] = {label: [] for label in labels}
+            for label in labels:
+                for s in ir.successors(self.program.conts[label]):
+                    if s in preds:
+                        preds[s].append(label)
+            self._dominators[function] = Dominators(labels, preds)
+        return self._dominators[function]
+
+    def out_of_scope(self, callee: str, caller: str, site_label: str, site_index: int) -> str | None:
+        """A free variable of `callee` that code at the call site could not name (None: all
+        are in scope): defined in a function that does not enclose the caller, or in the
+        caller itself but not before the call."""
+        for name, owner in sorted(self.free_variables(callee).items()):
+            if owner != caller:
+                if not self.is_ancestor(owner, caller):
+                    return name
+                continue
+            def_label = self._definitions()[name][1]
+            if def_label is None:
+                continue
+            if def_label == site_label:
+                cont = self.program.conts[site_label]
+                position = next((i for i, b in enumerate(cont.bindings) if b.var.name == name), -1)
+                if position >= site_index:
+                    return name
+            elif not self.dominators(caller).dominates(def_label, site_label):
+                return name
+        return None
+
+
+def named_functions(cont: ir.Cont) -> list[str]:
+    """Functions a continuation calls, tail calls or makes a closure of."""
+    out = [b.value.function for b in cont.bindings if isinstance(b.value, (ir.Call, ir.MakeClosure))]
+    if isinstance(cont.terminator, ir.TailCall):
+        out.append(cont.terminator.function)
+    return out
+
+
+def strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components, iteratively (call graphs may be deep), each
+    component listed after every component it reaches."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            child = next(successors, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(graph.get(child, ()))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(component)
+    return components
+
+
+def name_supply(program: ir.Program) -> NameSupply:
+    """Fresh names that clash with no function, continuation, return point or variable."""
+    taken: set[str] = set(program.functions) | set(program.conts)
+    for f in program.functions.values():
+        taken.update(p.name for p in f.params)
+    for cont in program.conts.values():
+        taken.update(v.name for v in cont_definitions(cont))
+        taken.update(b.value.ret for b in cont.bindings if isinstance(b.value, ir.CallC))
+    return NameSupply(taken)

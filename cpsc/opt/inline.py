@@ -1,0 +1,235 @@
+"""`inline`: calls of known functions replaced by a copy of the callee's code, by
+return-continuation substitution (see `cpsc.opt.substitute`, and DESIGN.md's illustration).
+
+The heuristic, per call site, bottom-up over the call graph (callees are improved first, so a
+caller inlines the improved copy): never a `noinline` or recursive callee; then a callee that
+has no other call site or closure (it dies afterwards), a small one, or a medium one given a
+known closure, block or constant as argument, as long as the caller stays within its budget.
+Every decision can be printed as a remark (`--remarks=inline`). `inline_call_site` inlines
+one chosen site whatever the heuristic says (the REPL's `:inline`).
+
+Relies on: unique names and a verified program (scope is dominance: a callee's free variables
+are in scope at a call site when they are defined in a function enclosing the caller, or in
+the caller before the call; the pass checks this and otherwise leaves the call alone).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from cpsc.cps import ir
+from cpsc.cps.names import NameSupply
+from cpsc.cps.rewrite import cont_definitions, function_references
+from cpsc.opt.analysis import ProgramFacts, name_supply, named_functions, strongly_connected
+from cpsc.opt.context import PassContext
+from cpsc.opt.substitute import CallSite, Relocation, call_sites_in, return_point
+
+Stats = Counter[str]
+
+
+class NotInlinable(Exception):
+    """`inline_call_site` was asked for a call it cannot inline; the message says why."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    small: int  # a callee this size or smaller is always inlined
+    known_argument: int  # ... this size, when an argument is a known closure, block or constant
+    caller: int  # no caller grows beyond this by inlining
+    rounds: int
+
+
+BUDGETS = {1: Budget(4, 8, 500, 1), 2: Budget(12, 40, 3000, 3), 3: Budget(30, 100, 8000, 4)}
+
+
+def call_sites(program: ir.Program, function: str) -> list[CallSite]:
+    """The direct call sites in `function`, numbered as the REPL shows them."""
+    return call_sites_in(program, function, ir.function_conts(program, function))
+
+
+def why_not_inlinable(facts: ProgramFacts, site: CallSite) -> str | None:
+    """What makes inlining this call site wrong (None: it can be inlined)."""
+    program = facts.program
+    callee = program.functions[site.callee]
+    if site.callee == site.function or facts.is_ancestor(site.callee, site.function):
+        return f"the call is inside {site.callee} itself"
+    position = site.index if site.index is not None else len(program.conts[site.label].bindings)
+    outside = facts.out_of_scope(callee.name, site.function, site.label, position)
+    if outside is not None:
+        return f"{callee.name}'s free variable {outside} is not in scope at the call"
+    return None
+
+
+def inline_call_site(program: ir.Program, site: CallSite) -> ir.Program:
+    """Inline one call site (from `call_sites`), heuristic or not; `NotInlinable` says why
+    a call cannot be inlined."""
+    facts = ProgramFacts(program)
+    reason = why_not_inlinable(facts, site)
+    if reason is not None:
+        raise NotInlinable(reason)
+    return _Inliner(facts, name_supply(program)).inline(site)[0]
+
+
+class _Inliner:
+    """Copies callees into callers, keeping the facts about the program up to date."""
+
+    def __init__(self, facts: ProgramFacts, names: NameSupply) -> None:
+        self.facts = facts
+        self.names = names
+
+    def inline(self, site: CallSite) -> tuple[ir.Program, str | None, list[ir.Cont]]:
+        """The program with `site` inlined, the continuation that now holds what followed the
+        call (None for a tail call), and the copied continuations."""
+        program, facts = self.facts.program, self.facts
+        callee = program.functions[site.callee]
+        args = site.call(program).args
+        point = return_point(program, site, self.names)
+        subtree = facts.subtree(callee.name)
+        functions = {callee.name: site.function} | {f: self.names.fresh_copy(f) for f in subtree[1:]}
+        variables: dict[str, ir.Operand] = dict(zip((p.name for p in callee.params), args))
+        labels: dict[str, str] = {}
+        for f in subtree:
+            if f != callee.name:
+                variables.update(self._fresh_vars(program.functions[f].params))
+            for label in facts.conts_of(f):
+                cont = program.conts[label]
+                labels[label] = self.names.fresh_copy(label)
+                variables.update(self._fresh_vars(cont_definitions(cont)))
+                labels.update({b.value.ret: self.names.fresh_copy(b.value.ret) for b in cont.bindings
+                               if isinstance(b.value, ir.CallC)})
+        relocation = Relocation(callee.name, site.function, point, variables, labels, functions,
+                                self.names, callee.result)
+        copies = [relocation.cont(program.conts[label], functions[f],
+                                  tuple(relocation._var(p) for p in program.conts[label].params))
+                  for f in subtree for label in facts.conts_of(f)]
+        new_functions = {}
+        for f in subtree[1:]:
+            old = program.functions[f]
+            new_functions[functions[f]] = ir.Function(
+                functions[f], tuple(relocation._var(p) for p in old.params), old.result,
+                labels[old.entry], functions[old.parent] if old.parent else None, old.noinline)
+        caller_cont = program.conts[site.label]
+        changed = {c.label: c for c in copies}
+        changed[site.label] = ir.Cont(site.label, site.function, caller_cont.params, point.before,
+                                      ir.Jump(labels[callee.entry], ()))
+        if point.continuation is not None:
+            changed[point.continuation.label] = point.continuation
+        program = ir.Program(program.functions.update(new_functions), program.conts.update(changed),
+                             program.main, program.closed, program.globals)
+        facts.changed(program, site.function, list(changed.values()), list(new_functions.values()))
+        receiver = point.continuation.label if point.continuation is not None else None
+        return program, receiver, copies
+
+    def _fresh_vars(self, variables: list[ir.Var] | tuple[ir.Var, ...]) -> dict[str, ir.Operand]:
+        return {v.name: ir.Var(self.names.fresh_copy(v.name), v.type) for v in variables}
+
+
+def _known_argument(facts: ProgramFacts, args: tuple[ir.Operand, ...]) -> bool:
+    for a in args:
+        if isinstance(a, ir.Const):
+            return True
+        binding = facts.binding_of(a.name)
+        if binding is not None and isinstance(binding.value, (ir.MakeClosure, ir.MakeBlock, ir.MakeTuple)):
+            return True
+    return False
+
+
+class _Heuristic:
+    """One round of heuristic inlining over the whole program."""
+
+    def __init__(self, program: ir.Program, context: PassContext, stats: Stats, names: NameSupply) -> None:
+        self.facts = ProgramFacts(program)
+        self.inliner = _Inliner(self.facts, names)
+        self.context = context
+        self.budget = BUDGETS[max(1, min(3, context.level))]
+        self.stats = stats
+        self.references = function_references(program)
+        self.recursive = self.facts.recursive()
+        self.caller_sizes: dict[str, int] = {}
+
+    def run(self) -> ir.Program:
+        for function in self._bottom_up():
+            self._inline_into(function)
+        return self.facts.program
+
+    def _bottom_up(self) -> list[str]:
+        program = self.facts.program
+        graph = {f: sorted({g for label in self.facts.conts_of(f) for g in named_functions(program.conts[label])})
+                 for f in sorted(program.functions)}
+        return [f for component in strongly_connected(graph) for f in sorted(component)]
+
+    def _inline_into(self, function: str) -> None:
+        work = list(self.facts.conts_of(function))
+        while work:
+            label = work.pop()
+            for site in call_sites_in(self.facts.program, function, [label]):
+                inlined, receiver = self._consider(site)
+                if inlined:
+                    if receiver is not None:
+                        work.append(receiver)
+                    break
+
+    def _consider(self, site: CallSite) -> tuple[bool, str | None]:
+        ok, reason = self._decide(site)
+        if ok:
+            legal = why_not_inlinable(self.facts, site)
+            if legal is not None:
+                ok, reason = False, legal
+        if not ok:
+            self._remark(site, f"{site.callee} not inlined into {site.function}: {reason}")
+            return False, None
+        if not self.context.allow("inline", f"{site.callee} into {site.function} at {site.loc or '?'}"):
+            return False, None
+        size = self.facts.size(site.callee)
+        program, receiver, copies = self.inliner.inline(site)
+        self.references[site.callee] -= 1
+        for cont in copies:
+            self.references.update(named_functions(cont))
+        self.caller_sizes[site.function] = self._caller_size(site.function) + size
+        self.stats["calls inlined"] += 1
+        self._remark(site, f"{site.callee} inlined into {site.function}: {reason}")
+        return True, receiver
+
+    def _caller_size(self, function: str) -> int:
+        if function not in self.caller_sizes:
+            self.caller_sizes[function] = self.facts.size(function)
+        return self.caller_sizes[function]
+
+    def _decide(self, site: CallSite) -> tuple[bool, str]:
+        program = self.facts.program
+        if program.functions[site.callee].noinline:
+            return False, "it is noinline"
+        if site.callee in self.recursive:
+            return False, "it is recursive"
+        size = self.facts.size(site.callee)
+        grown = self._caller_size(site.function) + size
+        if grown > self.budget.caller:
+            return False, f"budget ({site.function} would grow to {grown} > {self.budget.caller})"
+        if self.references[site.callee] == 1:
+            return True, f"its only call (size {size})"
+        if size <= self.budget.small:
+            return True, f"small (size {size} <= {self.budget.small})"
+        if size <= self.budget.known_argument and _known_argument(self.facts, site.call(program).args):
+            return True, f"known argument (size {size} <= {self.budget.known_argument})"
+        return False, f"too big (size {size} > {self.budget.small})"
+
+    def _remark(self, site: CallSite, message: str) -> None:
+        self.context.remark("inline", site.loc, message)
+
+
+def inline_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+    context = context if context is not None else PassContext()
+    stats: Stats = Counter()
+    names = name_supply(program)
+    for _ in range(BUDGETS[max(1, min(3, context.level))].rounds):
+        before = stats["calls inlined"]
+        program = _Heuristic(program, context, stats, names).run()
+        if stats["calls inlined"] == before:
+            break
+    return program, stats
+
+
+def inline(program: ir.Program) -> ir.Program:
+    """Inline call sites by return-continuation substitution (see the module docstring)."""
+    return inline_with_stats(program)[0]

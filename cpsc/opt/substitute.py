@@ -1,0 +1,170 @@
+"""Return-continuation substitution: the one mechanism behind `inline` and `contify`.
+
+A call `let x = call g(args) [handler h]; rest` in continuation `k` of `f` is replaced by a
+jump into g's code, placed in `f`: the continuation `g.ret(x) = rest` receives what `g` would
+have returned (`ret g` becomes `g.ret`, or `ret f` itself when `rest` only returns `x`), and
+`exn g` becomes the handler in scope at the call (`h`, or `exn f`). A tail call site
+`tailcall g(args)` returns to `ret f` directly. Calls in g's code without a handler of their
+own raise to g's exception continuation, so they get the call site's handler.
+
+`inline` copies g's code (with fresh names, and the functions nested in g with it);
+`contify` moves it, when the call sites are all g has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cpsc.cps import ir
+from cpsc.cps.names import NameSupply
+from cpsc.cps.rewrite import rename_terminator, rename_value
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A direct call in `function`: binding `index` of continuation `label`, or its
+    terminator (a tail call) when `index` is None."""
+
+    function: str
+    label: str
+    index: int | None
+    callee: str
+    loc: str | None
+
+    def call(self, program: ir.Program) -> ir.Call | ir.TailCall:
+        cont = program.conts[self.label]
+        if self.index is None:
+            assert isinstance(cont.terminator, ir.TailCall)
+            return cont.terminator
+        value = cont.bindings[self.index].value
+        assert isinstance(value, ir.Call)
+        return value
+
+    @property
+    def position(self) -> int:
+        """Where the call is among the continuation's bindings (a terminator: after them all)."""
+        return self.index if self.index is not None else 1 << 30
+
+
+def call_sites_in(program: ir.Program, function: str, labels: list[str]) -> list[CallSite]:
+    """The direct call sites of `function` in the continuations `labels`, in order."""
+    sites: list[CallSite] = []
+    for label in labels:
+        cont = program.conts[label]
+        for i, b in enumerate(cont.bindings):
+            if isinstance(b.value, ir.Call):
+                sites.append(CallSite(function, label, i, b.value.function, b.value.loc))
+        if isinstance(cont.terminator, ir.TailCall):
+            sites.append(CallSite(function, label, None, cont.terminator.function, cont.terminator.loc))
+    return sites
+
+
+@dataclass(frozen=True)
+class ReturnPoint:
+    """Where the substituted code returns and raises to, and the continuation that receives
+    its result (None when it returns straight to `ret f`)."""
+
+    returns: ir.Target
+    raises: ir.Target | None  # None: a call's own handler stays `exn f`, no rewrite needed
+    handler: str | None  # the handler calls in the code get (None: exn of the caller)
+    continuation: ir.Cont | None
+    before: tuple[ir.Binding, ...]  # what the calling continuation keeps
+
+    @property
+    def is_tail(self) -> bool:
+        return self.continuation is None
+
+
+def return_point(program: ir.Program, site: CallSite, names: NameSupply) -> ReturnPoint:
+    """Split the calling continuation at the call: what stays before it and where the
+    callee's result goes."""
+    cont = program.conts[site.label]
+    caller = cont.function
+    if site.index is None:
+        return ReturnPoint(ir.Ret(caller), ir.Exn(caller), None, None, cont.bindings)
+    binding = cont.bindings[site.index]
+    call = binding.value
+    assert isinstance(call, ir.Call)
+    rest = cont.bindings[site.index + 1:]
+    raises: ir.Target = call.handler if call.handler is not None else ir.Exn(caller)
+    before = cont.bindings[:site.index]
+    if (not rest and call.handler is None and cont.terminator == ir.Jump(ir.Ret(caller), (binding.var,))):
+        return ReturnPoint(ir.Ret(caller), raises, None, None, before)
+    label = names.fresh(f"{site.callee}.ret")
+    receiver = ir.Cont(label, caller, (binding.var,), rest, cont.terminator)
+    return ReturnPoint(label, raises, call.handler, receiver, before)
+
+
+@dataclass
+class Relocation:
+    """How code of the function `source` becomes code of `target` at a return point:
+    variables, labels and nested functions renamed, `ret`/`exn source` redirected."""
+
+    source: str
+    target: str
+    point: ReturnPoint
+    variables: dict[str, ir.Operand]
+    labels: dict[str, str]
+    functions: dict[str, str]  # nested functions (and `source` itself) to their new names
+    names: NameSupply
+    result: ir.Type
+
+    def label(self, label: str) -> str:
+        return self.labels.get(label, label)
+
+    def target_of(self, target: ir.Target, owner: str) -> ir.Target:
+        if isinstance(target, str):
+            return self.label(target)
+        if target.function == self.source:
+            if isinstance(target, ir.Ret):
+                return self.point.returns
+            return self.point.raises if self.point.raises is not None else ir.Exn(self.target)
+        return type(target)(self.functions.get(target.function, target.function))
+
+    def value(self, value: ir.Value, in_source: bool) -> ir.Value:
+        value = rename_value(value, self.variables)
+        if isinstance(value, ir.Call):
+            handler = self.label(value.handler) if value.handler else (self.point.handler if in_source else None)
+            return ir.Call(self.functions.get(value.function, value.function), value.args, handler, value.loc)
+        if isinstance(value, ir.Apply):
+            handler = self.label(value.handler) if value.handler else (self.point.handler if in_source else None)
+            return ir.Apply(value.closure, value.args, handler, value.loc)
+        if isinstance(value, ir.MakeClosure):
+            return ir.MakeClosure(self.functions.get(value.function, value.function), value.captured)
+        if isinstance(value, ir.CallC):
+            return ir.CallC(self.label(value.target), value.args, self.label(value.ret))
+        return value
+
+    def cont(self, cont: ir.Cont, owner: str, params: tuple[ir.Var, ...]) -> ir.Cont:
+        """`cont` (of `source` or a function nested in it) as a continuation of `owner`."""
+        in_source = cont.function == self.source
+        bindings = [ir.Binding(self._var(b.var), self.value(b.value, in_source)) for b in cont.bindings]
+        term = rename_terminator(cont.terminator, self.variables)
+        if isinstance(term, ir.Jump):
+            term = ir.Jump(self.target_of(term.target, owner), term.args)
+        elif isinstance(term, ir.Branch):
+            term = ir.Branch(term.condition, self.label(term.if_true), self.label(term.if_false))
+        elif isinstance(term, ir.Switch):
+            term = ir.Switch(term.value, tuple((v, self.label(k)) for v, k in term.cases), self.label(term.default))
+        elif isinstance(term, ir.TailCall):
+            term = ir.TailCall(self.functions.get(term.function, term.function), term.args, term.loc)
+        if in_source and isinstance(term, (ir.TailCall, ir.TailApply)) and not self.point.is_tail:
+            term = self._returned_call(term, bindings)
+        return ir.Cont(self.label(cont.label), owner, params, tuple(bindings), term)
+
+    def _var(self, var: ir.Var) -> ir.Var:
+        renamed = self.variables.get(var.name, var)
+        assert isinstance(renamed, ir.Var)
+        return renamed
+
+    def _returned_call(self, term: ir.TailCall | ir.TailApply, bindings: list[ir.Binding]) -> ir.Jump:
+        """A tail call of the substituted code is no longer one: its result goes to the
+        return point."""
+        result = ir.Var(self.names.fresh("r"), self.result)
+        value: ir.Value
+        if isinstance(term, ir.TailCall):
+            value = ir.Call(term.function, term.args, self.point.handler, term.loc)
+        else:
+            value = ir.Apply(term.closure, term.args, self.point.handler, term.loc)
+        bindings.append(ir.Binding(result, value))
+        return ir.Jump(self.point.returns, (result,))
