@@ -24,6 +24,7 @@ class ProgramFacts:
         self._recursive: set[str] | None = None
         self._dominators: dict[str, Dominators] = {}
         self._defs: dict[str, tuple[str, str | None]] | None = None
+        self._owned: dict[str, set[str]] | None = None
 
     def changed(self, program: ir.Program, function: str, conts: list[ir.Cont],
                 functions: list[ir.Function]) -> None:
@@ -37,11 +38,26 @@ class ProgramFacts:
             for f in functions:
                 if f.parent is not None:
                     self._children[f.parent].append(f.name)
+        if self._owned is not None:
+            for cont in conts:
+                self._owned[cont.function].add(cont.label)
         if self._defs is not None:
             for f in functions:
                 self._defs.update({p.name: (f.name, None) for p in f.params})
             for cont in conts:
                 self._defs.update({v.name: (cont.function, cont.label) for v in cont_definitions(cont)})
+
+    def moved(self, function: str, parent: str | None, into: str) -> None:
+        """Follow a rewrite that moved `function`'s code into `into` and removed `function`
+        (which was nested in `parent`): its nested functions are now nested in `into`."""
+        if self._conts is not None:
+            self._conts.pop(function, None)
+        if self._owned is not None:
+            self._owned[into] |= self._owned.pop(function, set())
+        if self._children is not None:
+            self._children[into].extend(self._children.pop(function, []))
+            if parent is not None:
+                self._children[parent].remove(function)
 
     def binding_of(self, name: str) -> ir.Binding | None:
         """The binding that defines variable `name` (None: a parameter)."""
@@ -58,6 +74,14 @@ class ProgramFacts:
         if function not in self._conts:
             self._conts[function] = ir.function_conts(self.program, function)
         return self._conts[function]
+
+    def owned(self, function: str) -> list[str]:
+        """Every continuation of `function`, reachable or not (in no particular order)."""
+        if self._owned is None:
+            self._owned = defaultdict(set)
+            for cont in self.program.conts.values():
+                self._owned[cont.function].add(cont.label)
+        return sorted(self._owned.get(function, ()))
 
     def children(self, function: str) -> list[str]:
         if self._children is None:
@@ -82,6 +106,14 @@ class ProgramFacts:
             if current == ancestor:
                 return True
             current = self.program.functions[current].parent
+        return False
+
+    def may_return(self, function: str) -> bool:
+        """Whether `function` can return: a reachable jump to `ret function`, or a tail call."""
+        for label in self.conts_of(function):
+            term = self.program.conts[label].terminator
+            if isinstance(term, (ir.TailCall, ir.TailApply)) or isinstance(term, ir.Jump) and isinstance(term.target, ir.Ret):
+                return True
         return False
 
     def size(self, function: str) -> int:

@@ -84,7 +84,7 @@ class _Inliner:
         program, facts = self.facts.program, self.facts
         callee = program.functions[site.callee]
         args = site.call(program).args
-        point = return_point(program, site, self.names)
+        point = return_point(program, site, self.names, facts.may_return(callee.name))
         subtree = facts.subtree(callee.name)
         functions = {callee.name: site.function} | {f: self.names.fresh_copy(f) for f in subtree[1:]}
         variables: dict[str, ir.Operand] = dict(zip((p.name for p in callee.params), args))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from cpsc.cps import ir
 from cpsc.opt.context import PassContext
+from cpsc.opt.contify import contify_with_stats
 from cpsc.opt.inline import inline_with_stats
 from cpsc.opt.simplify import simplify_with_stats
 
@@ -28,13 +29,15 @@ PASSES: dict[str, Pass] = {
                      "dead code, constant and branch folding, block merging, jump threading, phi simplification"),
     "inline": Pass("inline", inline_with_stats,
                    "inlining of known calls by return-continuation substitution (size/benefit heuristic)"),
+    "contify": Pass("contify", contify_with_stats,
+                    "functions always returning to one place become continuations (tail recursion: loops)"),
 }
 
 LEVELS: dict[int, list[str]] = {
     0: [],
     1: ["simplify", "inline", "simplify"],
-    2: ["simplify", "inline", "simplify"],
-    3: ["simplify", "inline", "simplify"],
+    2: ["simplify", "contify", "inline", "simplify", "contify", "simplify"],
+    3: ["simplify", "contify", "inline", "simplify", "contify", "simplify"],
 }
 
 

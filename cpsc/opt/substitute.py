@@ -75,9 +75,10 @@ class ReturnPoint:
         return self.continuation is None
 
 
-def return_point(program: ir.Program, site: CallSite, names: NameSupply) -> ReturnPoint:
+def return_point(program: ir.Program, site: CallSite, names: NameSupply, returns: bool = True) -> ReturnPoint:
     """Split the calling continuation at the call: what stays before it and where the
-    callee's result goes."""
+    callee's result goes. A callee that never `returns` (it always raises or exits) needs no
+    receiving continuation: what followed the call is dead and dropped."""
     cont = program.conts[site.label]
     caller = cont.function
     if site.index is None:
@@ -88,7 +89,7 @@ def return_point(program: ir.Program, site: CallSite, names: NameSupply) -> Retu
     rest = cont.bindings[site.index + 1:]
     raises: ir.Target = call.handler if call.handler is not None else ir.Exn(caller)
     before = cont.bindings[:site.index]
-    if (not rest and call.handler is None and cont.terminator == ir.Jump(ir.Ret(caller), (binding.var,))):
+    if not returns or (not rest and call.handler is None and cont.terminator == ir.Jump(ir.Ret(caller), (binding.var,))):
         return ReturnPoint(ir.Ret(caller), raises, None, None, before)
     label = names.fresh(f"{site.callee}.ret")
     receiver = ir.Cont(label, caller, (binding.var,), rest, cont.terminator)

@@ -1,0 +1,143 @@
+"""`contify`: a function that always returns to the same place becomes continuations of its
+caller (MLton's contification, seed 003's "functions as continuations").
+
+A function `g` is contified into `f` when no closure of `g` is made, every call of `g` from
+outside `g` is in `f`, and all those calls return to the same place: either there is one of
+them, or all are tail calls of `f` (so they return to `ret f`). Calls of `g` inside `g` must be
+tail calls: they become jumps to a new continuation `g.head(params)` of `f`, so a
+tail-recursive function becomes a loop of continuations. The calls from `f` become jumps to
+`g.head` too, and `g`'s code moves into `f` by return-continuation substitution
+(`cpsc.opt.substitute`): `ret g` becomes the return point, `exn g` the handler in scope.
+
+Relies on: unique names (nothing is renamed: the continuations move with their labels and
+variables) and a verified program (the free variables of `g` must be in scope at the calls,
+which the pass checks). Mutually recursive groups are left alone.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from cpsc.cps import ir
+from cpsc.cps.names import NameSupply
+from cpsc.opt.analysis import ProgramFacts, name_supply
+from cpsc.opt.context import PassContext
+from cpsc.opt.substitute import CallSite, Relocation, ReturnPoint, call_sites_in, return_point
+
+Stats = Counter[str]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    function: str
+    caller: str
+    sites: list[CallSite]
+    inner: list[CallSite]  # g's calls of itself, all tail calls
+
+
+def _sites_and_closures(program: ir.Program, facts: ProgramFacts) -> tuple[dict[str, list[CallSite]], set[str]]:
+    sites: dict[str, list[CallSite]] = defaultdict(list)
+    closures: set[str] = set()
+    for f in sorted(program.functions):
+        labels = facts.owned(f)  # a call in unreachable code names g too
+        for site in call_sites_in(program, f, labels):
+            sites[site.callee].append(site)
+        for label in labels:
+            closures.update(b.value.function for b in program.conts[label].bindings
+                            if isinstance(b.value, ir.MakeClosure))
+    return sites, closures
+
+
+def _plan(facts: ProgramFacts, g: str, sites: list[CallSite]) -> _Plan | None:
+    inner = [s for s in sites if s.function == g]
+    outer = [s for s in sites if s.function != g]
+    if not outer or any(s.index is not None for s in inner):
+        return None
+    caller = outer[0].function
+    if any(s.function != caller for s in outer) or caller == g or facts.is_ancestor(g, caller):
+        return None
+    if len(outer) > 1 and not all(_returns_to_caller(facts.program, s) for s in outer):
+        return None
+    for s in outer:
+        position = s.index if s.index is not None else len(facts.program.conts[s.label].bindings)
+        if facts.out_of_scope(g, caller, s.label, position) is not None:
+            return None
+    return _Plan(g, caller, outer, inner)
+
+
+def _returns_to_caller(program: ir.Program, site: CallSite) -> bool:
+    """Whether the call's result is what its function returns, with nothing in between."""
+    if site.index is None:
+        return True
+    cont = program.conts[site.label]
+    call = cont.bindings[site.index]
+    return (site.index == len(cont.bindings) - 1 and ir.handler_of(call.value) is None
+            and cont.terminator == ir.Jump(ir.Ret(site.function), (call.var,)))
+
+
+def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: ProgramFacts) -> ir.Program:
+    g = program.functions[plan.function]
+    head = names.fresh(f"{g.name}.head")
+    point: ReturnPoint | None = None
+    changed: dict[str, ir.Cont] = {}
+    for site in plan.sites:  # all return to the same place: the first one's split serves all
+        site_point = return_point(program, site, names, facts.may_return(g.name))
+        point = point or site_point
+        cont = program.conts[site.label]
+        changed[site.label] = ir.Cont(site.label, plan.caller, cont.params, site_point.before,
+                                      ir.Jump(head, site.call(program).args))
+    assert point is not None
+    if point.continuation is not None:
+        changed[point.continuation.label] = point.continuation
+    changed[head] = ir.Cont(head, plan.caller, g.params, (), ir.Jump(g.entry, ()))
+    relocation = Relocation(g.name, plan.caller, point, {}, {}, {}, names, g.result)
+    loops = {s.label for s in plan.inner}
+    for label in facts.owned(g.name):  # unreachable ones too: g's name goes
+        cont = program.conts[label]
+        if label in loops:
+            assert isinstance(cont.terminator, ir.TailCall)
+            cont = ir.Cont(label, cont.function, cont.params, cont.bindings, ir.Jump(head, cont.terminator.args))
+        changed[label] = relocation.cont(cont, plan.caller, cont.params)
+    functions = program.functions.discard(g.name)
+    for child in facts.children(g.name):
+        c = functions[child]
+        functions = functions.set(child, ir.Function(c.name, c.params, c.result, c.entry, plan.caller, c.noinline))
+    program = ir.Program(functions, program.conts.update(changed), program.main, program.closed, program.globals)
+    facts.changed(program, plan.caller, list(changed.values()), [])
+    facts.moved(g.name, g.parent, plan.caller)
+    return program
+
+
+def contify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+    context = context if context is not None else PassContext()
+    stats: Stats = Counter()
+    for _ in range(20):
+        facts = ProgramFacts(program)
+        sites, closures = _sites_and_closures(program, facts)
+        names = name_supply(program)
+        touched: set[str] = set()
+        for g in sorted(program.functions):
+            function = program.functions[g]
+            if g == program.main or function.noinline or g in closures or g in touched:
+                continue
+            calls = sites.get(g, [])
+            if any(site.function in touched for site in calls):
+                continue  # the calls moved or changed this round: the next one sees them
+            plan = _plan(facts, g, calls)
+            if plan is None:
+                continue
+            if not context.allow("contify", f"{g} into {plan.caller}"):
+                return program, stats
+            program = _contify(program, plan, names, facts)
+            touched.update((g, plan.caller))
+            stats["functions contified"] += 1
+            stats["loops made"] += bool(plan.inner)
+        if not touched:
+            break
+    return program, stats
+
+
+def contify(program: ir.Program) -> ir.Program:
+    """Turn functions that always return to one place into continuations (module docstring)."""
+    return contify_with_stats(program)[0]
