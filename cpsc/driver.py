@@ -15,6 +15,7 @@ from cpsc.cps.convert import cps_convert
 from cpsc.llvm.backend import emit_object, link, optimize
 from cpsc.llvm.lower import lower_module
 from cpsc.mono.mono import monomorphise
+from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import PassReport, run_pipeline
 from cpsc.ssa import ir as ssa_ir
 from cpsc.ssa.from_cps import to_ssa
@@ -60,8 +61,10 @@ def to_cps(program: ast.Program, stages: Stages | None = None) -> cps_ir.Program
 
 def optimise(program: cps_ir.Program, passes: list[str], verify_each: bool = False,
              after_each: Callable[[str, cps_ir.Program], None] | None = None,
-             stages: Stages | None = None) -> tuple[cps_ir.Program, list[PassReport]]:
-    """Run passes by name; with `verify_each` the verifier checks every intermediate program."""
+             stages: Stages | None = None,
+             context: PassContext | None = None) -> tuple[cps_ir.Program, list[PassReport]]:
+    """Run passes by name; with `verify_each` the verifier checks every intermediate program;
+    `context` sets the level and the fuel and collects remarks."""
 
     from cpsc.cps.verify import verify  # only with verify_each; a plain build skips the import
 
@@ -74,7 +77,7 @@ def optimise(program: cps_ir.Program, passes: list[str], verify_each: bool = Fal
     if verify_each:
         verify(program)
     with (stages or Stages()).stage("opt"):
-        return run_pipeline(program, passes, after)
+        return run_pipeline(program, passes, after, context)
 
 
 def to_ssa_module(program: cps_ir.Program, verify_each: bool = False,

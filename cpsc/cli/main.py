@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from cpsc import driver
 from cpsc.deep_stack import call_with_deep_stack
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
+from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import LEVELS, PASSES
 from cpsc.stages import Stages
 from cpsc.syntax import ast
@@ -44,11 +46,20 @@ def _arguments() -> argparse.ArgumentParser:
         p.add_argument("--verify", action="store_true", help="run the IR verifiers after every pass")
         p.add_argument("--dump-after", metavar="PASS|all", help="print the CPS IR after a pass")
         p.add_argument("--time-passes", action="store_true", help="time and count each pass")
+        p.add_argument("--remarks", choices=("inline", "all"),
+                       help="print the optimiser's decisions at each call site of the program")
+        p.add_argument("--fuel", type=int, metavar="N", help="stop optimising after N rewrites in all")
         if name == "build":
             p.add_argument("-o", dest="output")
             p.add_argument("--emit", choices=EMITS, default="exe")
         if name == "interp":
             p.add_argument("--level", choices=("ast", "cps", "ssa"), default="cps")
+            p.add_argument("--count", action="store_true",
+                           help="print the dynamic counts of the CPS interpreter on stderr")
+    bisect = sub.add_parser("bisect", help="find the first rewrite of the optimiser that changes the output")
+    bisect.add_argument("file")
+    bisect.add_argument("-O", dest="opt", type=int, choices=range(4), default=2, metavar="LEVEL")
+    bisect.add_argument("--passes", help="comma-separated CPS passes instead of the -O level's list")
     return parser
 
 
@@ -74,7 +85,14 @@ def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages)
             print(f";; after {name}", file=sys.stderr)
             print(print_program(p), file=sys.stderr)  # type: ignore[arg-type]
 
-    cps, reports = driver.optimise(driver.to_cps(program, stages), _passes(args), args.verify, dump, stages)
+    context = PassContext(level=args.opt, fuel=args.fuel)
+    cps, reports = driver.optimise(driver.to_cps(program, stages), _passes(args), args.verify, dump, stages,
+                                   context)
+    if args.remarks:
+        own = f"{args.file}:"
+        for remark in context.remarks:
+            if remark.loc is not None and remark.loc.startswith(own) and args.remarks in ("all", remark.pass_name):
+                print(remark, file=sys.stderr)
     if args.time_passes:
         for r in reports:
             counts = ", ".join(f"{k}: {v}" for k, v in sorted(r.counts.items())) or "no change"
@@ -93,6 +111,11 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
     if args.command == "check":
         _warn(driver.front_end(Path(args.file).read_text(encoding="latin-1"), args.file, sources, stages), sources)
         return 0
+    if args.command == "bisect":
+        from cpsc.opt.bisect import bisect
+
+        text = Path(args.file).read_text(encoding="latin-1")
+        return bisect(driver.front_end(text, args.file, sources, stages), _passes(args), args.opt, sys.stdout)
     program, cps = _compile_cps(args, sources, stages)
     if args.command == "interp":
         return _interpret(args, program, cps, stages)
@@ -141,7 +164,7 @@ def _too_deep(file: str) -> CompileError:
 
 
 def _interpret(args: argparse.Namespace, program: object, cps: object, stages: Stages) -> int:
-    from cpsc.cps.interp import run_cps
+    from cpsc.cps.interp import COUNTED, run_cps
     from cpsc.ssa.interp import run_ssa
     from cpsc.syntax import builtins
     from cpsc.syntax.interp import run_ast
@@ -150,11 +173,15 @@ def _interpret(args: argparse.Namespace, program: object, cps: object, stages: S
 
     runs: dict[str, Callable[[], Outcome]] = {
         "ast": lambda: run_ast(program),  # type: ignore[arg-type]
-        "cps": lambda: run_cps(cps),  # type: ignore[arg-type]
+        "cps": lambda: run_cps(cps, counts=counts),  # type: ignore[arg-type]
         "ssa": lambda: run_ssa(driver.to_ssa_module(cps, args.verify, stages)),  # type: ignore[arg-type]
     }
+    counts: Counter[str] | None = Counter() if args.count else None
     gc.enable()  # interpreted programs make cyclic garbage (recursive closures)
-    return _finish(runs[args.level]())
+    status = _finish(runs[args.level]())
+    if counts is not None:
+        print("counts: " + ", ".join(f"{name} {counts[name]}" for name in COUNTED), file=sys.stderr)
+    return status
 
 
 def _write(args: argparse.Namespace, text: str) -> int:

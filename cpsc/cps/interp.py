@@ -7,6 +7,7 @@ free variables resolve by name. Tail calls replace the activation instead of rec
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,11 +58,16 @@ class _Escaped(Exception):
         self.frame = frame
 
 
+COUNTED = ("values", "calls", "closure calls", "allocations", "jumps")
+
+
 class CpsInterpreter:
-    def __init__(self, program: ir.Program) -> None:
+    def __init__(self, program: ir.Program, counts: Counter[str] | None = None) -> None:
         self.program = program
         self.machine = Machine()
         self.globals: dict[str, Any] = {}
+        # `cpsc interp --count`: dynamic work, to measure what a pass saves without timing
+        self.counts = counts
 
     def operand(self, o: ir.Operand, frame: Frame) -> Any:
         return o.value if isinstance(o, ir.Const) else frame.lookup(o.name)
@@ -118,6 +124,8 @@ class CpsInterpreter:
         while True:
             cont = self.program.conts[label]
             frame.values.update(zip((p.name for p in cont.params), args))
+            if self.counts is not None:
+                self._count(cont)
             caught = self.bindings(cont, frame)
             if caught is not None:
                 label, args = caught
@@ -140,6 +148,27 @@ class CpsInterpreter:
                 return term, frame
             else:
                 raise _Returned(term, frame)
+
+    def _count(self, cont: ir.Cont) -> None:
+        """Count a continuation's work as it is entered (a raise cuts it short: the few values
+        after a raising call are counted all the same)."""
+        assert self.counts is not None
+        counts = self.counts
+        counts["jumps"] += 1
+        counts["values"] += len(cont.bindings)
+        for b in cont.bindings:
+            v = b.value
+            if isinstance(v, ir.Call):
+                counts["calls"] += 1
+            elif isinstance(v, ir.Apply):
+                counts["closure calls"] += 1
+            elif isinstance(v, (ir.MakeTuple, ir.MakeBlock, ir.MakeClosure)):
+                counts["allocations"] += 1
+        term = cont.terminator
+        if isinstance(term, ir.TailCall):
+            counts["calls"] += 1
+        elif isinstance(term, ir.TailApply):
+            counts["closure calls"] += 1
 
     def bindings(self, cont: ir.Cont, frame: Frame) -> tuple[str, list[Any]] | None:
         """Evaluate a continuation's bindings; if a call raises to a handler of this function,
@@ -196,7 +225,8 @@ def switch_target(term: ir.Switch, value: int) -> str:
     return next((label for case, label in term.cases if case == value), term.default)
 
 
-def run_cps(program: ir.Program, stdin: str | None = None) -> Outcome:
-    interpreter = CpsInterpreter(program)
+def run_cps(program: ir.Program, stdin: str | None = None, counts: Counter[str] | None = None) -> Outcome:
+    """Run `program`; with `counts`, add its dynamic work to them (`COUNTED`)."""
+    interpreter = CpsInterpreter(program, counts)
     interpreter.machine = machine(stdin)
     return run_deep(lambda: interpreter.machine.finish(lambda: interpreter.call(program.main, [], None)))

@@ -16,6 +16,7 @@ which the pass checks). Mutually recursive groups are left alone.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
 from cpsc.opt.analysis import ProgramFacts, name_supply
 from cpsc.opt.context import PassContext
+from cpsc.opt.planted import planted
 from cpsc.opt.substitute import CallSite, Relocation, ReturnPoint, call_sites_in, return_point
 
 Stats = Counter[str]
@@ -88,6 +90,10 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
         changed[site.label] = ir.Cont(site.label, plan.caller, cont.params, site_point.before,
                                       ir.Jump(head, site.call(program).args))
     assert point is not None
+    if planted("contify.handler_ignored"):
+        point = dataclasses.replace(point, handler=None)
+    if planted("contify.raise_past_handler"):
+        point = dataclasses.replace(point, raises=ir.Exn(plan.caller))
     if point.continuation is not None:
         changed[point.continuation.label] = point.continuation
     changed[head] = ir.Cont(head, plan.caller, g.params, (), ir.Jump(g.entry, ()))
@@ -100,7 +106,7 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
             cont = ir.Cont(label, cont.function, cont.params, cont.bindings, ir.Jump(head, cont.terminator.args))
         changed[label] = relocation.cont(cont, plan.caller, cont.params)
     functions = program.functions.discard(g.name)
-    for child in facts.children(g.name):
+    for child in [] if planted("contify.parent_kept") else facts.children(g.name):
         c = functions[child]
         functions = functions.set(child, ir.Function(c.name, c.params, c.result, c.entry, plan.caller, c.noinline))
     program = ir.Program(functions, program.conts.update(changed), program.main, program.closed, program.globals)

@@ -15,6 +15,7 @@ the caller before the call; the pass checks this and otherwise leaves the call a
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from cpsc.cps.names import NameSupply
 from cpsc.cps.rewrite import cont_definitions, function_references
 from cpsc.opt.analysis import ProgramFacts, name_supply, named_functions, strongly_connected
 from cpsc.opt.context import PassContext
+from cpsc.opt.planted import planted
 from cpsc.opt.substitute import CallSite, Relocation, call_sites_in, return_point
 
 Stats = Counter[str]
@@ -85,6 +87,10 @@ class _Inliner:
         callee = program.functions[site.callee]
         args = site.call(program).args
         point = return_point(program, site, self.names, facts.may_return(callee.name))
+        if planted("inline.handler_ignored"):
+            point = dataclasses.replace(point, handler=None)
+        if planted("inline.swap_arguments"):
+            args = tuple(reversed(args))
         subtree = facts.subtree(callee.name)
         functions = {callee.name: site.function} | {f: self.names.fresh_copy(f) for f in subtree[1:]}
         variables: dict[str, ir.Operand] = dict(zip((p.name for p in callee.params), args))
@@ -99,7 +105,7 @@ class _Inliner:
                 labels.update({b.value.ret: self.names.fresh_copy(b.value.ret) for b in cont.bindings
                                if isinstance(b.value, ir.CallC)})
         relocation = Relocation(callee.name, site.function, point, variables, labels, functions,
-                                self.names, callee.result)
+                                self.names, callee.result, planted("inline.tail_call_kept"))
         copies = [relocation.cont(program.conts[label], functions[f],
                                   tuple(relocation._var(p) for p in program.conts[label].params))
                   for f in subtree for label in facts.conts_of(f)]

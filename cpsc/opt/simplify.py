@@ -29,6 +29,7 @@ from cpsc.cps.rewrite import (
     use_census,
 )
 from cpsc.opt.context import PassContext
+from cpsc.opt.planted import planted
 from cpsc.types.types import BOOL, EXNID
 
 Stats = Counter[str]
@@ -68,7 +69,8 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
             if not renaming.keys().isdisjoint(ir.terminator_uses(term)):
                 term = rename_terminator(term, renaming)
             if isinstance(term, ir.Branch) and isinstance(term.condition, ir.Const):
-                term = ir.Jump(term.if_true if term.condition.value else term.if_false, ())
+                taken = bool(term.condition.value) != planted("simplify.branch_inverted")
+                term = ir.Jump(term.if_true if taken else term.if_false, ())
                 stats["branches folded"] += 1
             elif isinstance(term, ir.Switch) and isinstance(term.value, ir.Const):
                 term = ir.Jump(switch_target(term, term.value.value), ())  # type: ignore[arg-type]
@@ -91,8 +93,11 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
             # On a path that tests for another constructor (dead, then) a block's field may
             # not exist or have another type: only a field that is there is folded.
             items = tuples[v.record.name].items
-            if v.index < len(items) and items[v.index].type == b.var.type:
-                renaming[b.var.name] = items[v.index]
+            index = v.index
+            if planted("simplify.wrong_field") and index + 1 < len(items) and items[index + 1].type == b.var.type:
+                index += 1
+            if index < len(items) and items[index].type == b.var.type:
+                renaming[b.var.name] = items[index]
                 stats["fields of known blocks"] += 1
                 continue
         folded = _fold_primitive(v, b.var.type)
@@ -122,7 +127,7 @@ def _fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:
 
 def _removable(value: ir.Value) -> bool:
     if isinstance(value, ir.Prim):
-        return is_pure(value.op)
+        return is_pure(value.op) or planted("simplify.impure_dead") and not never_returns(value.op)
     return isinstance(value, (ir.MakeTuple, ir.Field, ir.MakeClosure, ir.MakeBlock))
 
 

@@ -109,6 +109,7 @@ class Relocation:
     functions: dict[str, str]  # nested functions (and `source` itself) to their new names
     names: NameSupply
     result: ir.Type
+    keep_tail_calls: bool = False  # only ever True for a planted bug
 
     def label(self, label: str) -> str:
         return self.labels.get(label, label)
@@ -149,7 +150,8 @@ class Relocation:
             term = ir.Switch(term.value, tuple((v, self.label(k)) for v, k in term.cases), self.label(term.default))
         elif isinstance(term, ir.TailCall):
             term = ir.TailCall(self.functions.get(term.function, term.function), term.args, term.loc)
-        if in_source and isinstance(term, (ir.TailCall, ir.TailApply)) and not self.point.is_tail:
+        if (in_source and isinstance(term, (ir.TailCall, ir.TailApply)) and not self.point.is_tail
+                and not self.keep_tail_calls):
             term = self._returned_call(term, bindings)
         return ir.Cont(self.label(cont.label), owner, params, tuple(bindings), term)
 

@@ -1,4 +1,4 @@
-"""Run an FL program at every level: AST, CPS (-O0 and -O1, verified), SSA, native, ocaml."""
+"""Run an FL program at every level: AST, CPS and SSA (-O0 and -O2, verified), native, ocaml."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def interpreted(program: Program) -> dict[str, Outcome]:
     """Outcomes of the three interpreters, checking the verifier and the printer on the way."""
     expr = driver.front_end(program.text, program.name)
     outcomes = {"ast": run_ast(expr, program.stdin)}
-    for level in (0, 1):
+    for level in (0, 2):
         cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[level], verify_each=True)
         text = print_program(cps)
         assert print_program(parse_program(text)) == text, "CPS print/parse round trip"

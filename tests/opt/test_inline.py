@@ -1,0 +1,120 @@
+"""`inline`: DESIGN.md's example as golden IR (the call site inlined by return-continuation
+substitution, then simplified), the call-site API the REPL uses, what is refused and why,
+and the remarks."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cpsc.cps.interp import run_cps
+from cpsc.cps.parser import parse_program
+from cpsc.cps.printer import print_program
+from cpsc.cps.verify import verify
+from cpsc.opt.context import PassContext
+from cpsc.opt.inline import NotInlinable, call_sites, inline_call_site, inline_with_stats
+from cpsc.opt.simplify import simplify
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _golden(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("CPSC_UPDATE_GOLDEN") == "1":
+        path.write_text(actual)
+    assert actual == path.read_text()
+
+
+def test_design_example_inlined_by_return_continuation_substitution():
+    before = parse_program((GOLDEN / "sq_before.cps").read_text())
+    [site] = call_sites(before, "f")
+    assert (site.callee, site.loc) == ("sq", "prog.fl:2:11")
+    after = inline_call_site(before, site)
+    verify(after)
+    _golden("sq_inlined.cps", print_program(after))
+    text = print_program(after)
+    assert "call sq" not in text.split("fun f(", 1)[1]
+    assert "jump sq.ret(" in text  # `ret sq` became the fresh return continuation
+    simplified = simplify(after)
+    _golden("sq_simplified.cps", print_program(simplified))
+    f_body = print_program(simplified).split("fun f(", 1)[1]
+    assert "mul_int(a, a)" in f_body and "jump (ret f)" in f_body and "sq.ret" not in f_body
+    assert run_cps(simplified) == run_cps(before)
+
+
+RAISING = """main main
+fun main() -> unit = callc main.entry() ret (ret main)
+  cont main.entry() =
+    let r: int = call guarded(0)
+    let u: unit = print_int(r)
+    jump (ret main)(u)
+fun check(x: int) -> int in main = callc check.entry() ret (ret check)
+  cont check.entry() =
+    let z: bool = eq_int(x, 0)
+    br z, bad, good
+  cont bad() =
+    let e: exn = block(exception("Not_found", ""))
+    jump (exn check)(e)
+  cont good() =
+    jump (ret check)(x)
+fun guarded(n: int) -> int in main = callc guarded.entry() ret (ret guarded)
+  cont guarded.entry() =
+    let c: int = call check(n) handler caught
+    jump (ret guarded)(c)
+  cont caught(exn: exn) =
+    jump (ret guarded)(42)
+"""
+
+
+def test_a_raise_in_the_inlined_code_becomes_a_jump_to_the_handler():
+    before = parse_program(RAISING)
+    [site] = call_sites(before, "guarded")
+    after = inline_call_site(before, site)
+    verify(after)
+    guarded = print_program(after).split("fun guarded(", 1)[1]
+    assert "jump caught(" in guarded and "exn check" not in guarded
+    assert run_cps(after).stdout == run_cps(before).stdout == "42"
+
+
+def test_inline_refuses_a_call_of_a_function_inside_itself():
+    program = parse_program("""main main
+fun main() -> unit = callc main.entry() ret (ret main)
+  cont main.entry() =
+    let r: int = call loop(3)
+    let u: unit = print_int(r)
+    jump (ret main)(u)
+fun loop(n: int) -> int in main = callc loop.entry() ret (ret loop)
+  cont loop.entry() =
+    let z: bool = eq_int(n, 0)
+    br z, done, again
+  cont done() =
+    jump (ret loop)(0)
+  cont again() =
+    let m: int = sub_int(n, 1)
+    let r: int = call loop(m)
+    jump (ret loop)(r)
+""")
+    [site] = call_sites(program, "loop")
+    with pytest.raises(NotInlinable, match="inside loop itself"):
+        inline_call_site(program, site)
+
+
+def test_heuristic_remarks_say_why():
+    program = parse_program((GOLDEN / "sq_before.cps").read_text())
+    context = PassContext(level=2)
+    inlined, stats = inline_with_stats(program, context)
+    verify(inlined)
+    assert stats["calls inlined"] == 2
+    messages = {str(r) for r in context.remarks}
+    assert "prog.fl:2:11: remark: sq inlined into f: its only call (size 2)" in messages
+    assert run_cps(inlined) == run_cps(program)
+
+
+def test_fuel_stops_the_inliner():
+    program = parse_program((GOLDEN / "sq_before.cps").read_text())
+    context = PassContext(level=2, fuel=1)
+    inlined, stats = inline_with_stats(program, context)
+    assert stats["calls inlined"] == 1 and context.spent == 1
+    assert context.last_rewrite is not None and context.last_rewrite.startswith("inline: ")
