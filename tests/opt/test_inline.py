@@ -118,3 +118,28 @@ def test_fuel_stops_the_inliner():
     inlined, stats = inline_with_stats(program, context)
     assert stats["calls inlined"] == 1 and context.spent == 1
     assert context.last_rewrite is not None and context.last_rewrite.startswith("inline: ")
+
+
+CALLS_IN_A_TRY = """
+let rec find x l = match l with [] -> raise Not_found | y :: r -> if x = y then 0 else 1 + find x r
+let lookup x = find x [1; 2; 3] + 1
+let apply_twice f x = f (f x)
+let () =
+  print_int (try lookup 5 with Not_found -> -1);
+  print_int (try lookup 2 with Not_found -> -1);
+  print_int (try apply_twice (fun y -> if y > 2 then raise Exit else y + 2) 1 with Exit -> -2)
+"""
+
+
+def test_calls_in_inlined_code_raise_to_the_handler_of_the_call():
+    """`lookup` is inlined inside `try`; the call of the recursive `find` it contains must
+    raise to the `try`'s handler, not out of the caller."""
+    from cpsc import driver
+    from cpsc.syntax.interp import run_ast
+
+    typed = driver.front_end(CALLS_IN_A_TRY, "try.fl")
+    optimised, reports = driver.optimise(driver.to_cps(typed), ["simplify", "inline", "simplify"],
+                                         verify_each=True)
+    assert sum(r.counts["calls inlined"] for r in reports) >= 2
+    assert run_cps(optimised) == run_ast(typed)
+    assert run_ast(typed).stdout == "-12-2"
