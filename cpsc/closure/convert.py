@@ -17,6 +17,7 @@ from __future__ import annotations
 from pyrsistent import pmap
 
 from cpsc.cps import ir
+from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
 from cpsc.cps.rewrite import cont_definitions, cont_uses, rename_cont, split_callc
 from cpsc.types.types import UNIT
@@ -78,48 +79,6 @@ def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset()) 
                     free[m] |= extra
                     changed = True
     return {name: sorted((types[v] for v in vs), key=lambda v: v.name) for name, vs in free.items()}
-
-
-def strongly_connected_components(nodes: list[str], edges: dict[str, list[str]]) -> list[list[str]]:
-    """Tarjan's algorithm without recursion; components come out callees first (reverse
-    topological order of the condensed graph)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    components: list[list[str]] = []
-    for root in nodes:
-        if root in index:
-            continue
-        work: list[tuple[str, int]] = [(root, 0)]
-        while work:
-            node, next_edge = work.pop()
-            if next_edge == 0:
-                index[node] = low[node] = len(index)
-                stack.append(node)
-                on_stack.add(node)
-            successors = edges.get(node, [])
-            if next_edge < len(successors):
-                work.append((node, next_edge + 1))
-                succ = successors[next_edge]
-                if succ not in index:
-                    work.append((succ, 0))
-                elif succ in on_stack:
-                    low[node] = min(low[node], index[succ])
-                continue
-            for succ in successors:  # fold in the low links of the children just finished
-                if succ in on_stack:
-                    low[node] = min(low[node], low[succ])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                components.append(component)
-    return components
 
 
 def shared_globals(program: ir.Program, by_function: dict[str, list[ir.Cont]]) -> dict[str, ir.Var]:

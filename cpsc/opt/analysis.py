@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
+from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
 from cpsc.cps.rewrite import cont_definitions, cont_uses
 
@@ -128,7 +129,7 @@ class ProgramFacts:
         if self._recursive is None:
             graph = {f: sorted(set(self._named_in_subtree(f))) for f in self.program.functions}
             self._recursive = set()
-            for component in strongly_connected(graph):
+            for component in strongly_connected_components(sorted(graph), graph):
                 if len(component) > 1 or component[0] in graph[component[0]]:
                     self._recursive.update(component)
         return self._recursive
@@ -207,48 +208,6 @@ def named_functions(cont: ir.Cont) -> list[str]:
     if isinstance(cont.terminator, ir.TailCall):
         out.append(cont.terminator.function)
     return out
-
-
-def strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
-    """Tarjan's strongly connected components, iteratively (call graphs may be deep), each
-    component listed after every component it reaches."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    components: list[list[str]] = []
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(graph[root]))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, successors = work[-1]
-            child = next(successors, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(graph.get(child, ()))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                components.append(component)
-    return components
 
 
 def name_supply(program: ir.Program) -> NameSupply:

@@ -20,9 +20,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from cpsc.cps import ir
+from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
 from cpsc.cps.rewrite import cont_definitions, function_references
-from cpsc.opt.analysis import ProgramFacts, name_supply, named_functions, strongly_connected
+from cpsc.opt.analysis import ProgramFacts, name_supply, named_functions
 from cpsc.opt.context import PassContext
 from cpsc.opt.planted import planted
 from cpsc.opt.substitute import CallSite, Relocation, call_sites_in, return_point
@@ -163,7 +164,7 @@ class _Heuristic:
         program = self.facts.program
         graph = {f: sorted({g for label in self.facts.conts_of(f) for g in named_functions(program.conts[label])})
                  for f in sorted(program.functions)}
-        return [f for component in strongly_connected(graph) for f in sorted(component)]
+        return [f for component in strongly_connected_components(sorted(graph), graph) for f in sorted(component)]
 
     def _inline_into(self, function: str) -> None:
         work = list(self.facts.conts_of(function))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from cpsc import driver
-from cpsc.closure.convert import closure_convert, free_variables, strongly_connected_components
+from cpsc.closure.convert import closure_convert, free_variables
+from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
