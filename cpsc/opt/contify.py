@@ -62,8 +62,7 @@ def _plan(facts: ProgramFacts, g: str, sites: list[CallSite]) -> _Plan | None:
     if len(outer) > 1 and not all(_returns_to_caller(facts.program, s) for s in outer):
         return None
     for s in outer:
-        position = s.index if s.index is not None else len(facts.program.conts[s.label].bindings)
-        if facts.out_of_scope(g, caller, s.label, position) is not None:
+        if facts.out_of_scope(g, caller, s.label, s.position(facts.program)) is not None:
             return None
     return _Plan(g, caller, outer, inner)
 

@@ -57,8 +57,7 @@ def why_not_inlinable(facts: ProgramFacts, site: CallSite) -> str | None:
     callee = program.functions[site.callee]
     if site.callee == site.function or facts.is_ancestor(site.callee, site.function):
         return f"the call is inside {site.callee} itself"
-    position = site.index if site.index is not None else len(program.conts[site.label].bindings)
-    outside = facts.out_of_scope(callee.name, site.function, site.label, position)
+    outside = facts.out_of_scope(callee.name, site.function, site.label, site.position(program))
     if outside is not None:
         return f"{callee.name}'s free variable {outside} is not in scope at the call"
     return None
@@ -108,13 +107,13 @@ class _Inliner:
         relocation = Relocation(callee.name, site.function, point, variables, labels, functions,
                                 self.names, callee.result, planted("inline.tail_call_kept"))
         copies = [relocation.cont(program.conts[label], functions[f],
-                                  tuple(relocation._var(p) for p in program.conts[label].params))
+                                  tuple(relocation.var(p) for p in program.conts[label].params))
                   for f in subtree for label in facts.conts_of(f)]
         new_functions = {}
         for f in subtree[1:]:
             old = program.functions[f]
             new_functions[functions[f]] = ir.Function(
-                functions[f], tuple(relocation._var(p) for p in old.params), old.result,
+                functions[f], tuple(relocation.var(p) for p in old.params), old.result,
                 labels[old.entry], functions[old.parent] if old.parent else None, old.noinline)
         caller_cont = program.conts[site.label]
         changed = {c.label: c for c in copies}

@@ -40,10 +40,9 @@ class CallSite:
         assert isinstance(value, ir.Call)
         return value
 
-    @property
-    def position(self) -> int:
-        """Where the call is among the continuation's bindings (a terminator: after them all)."""
-        return self.index if self.index is not None else 1 << 30
+    def position(self, program: ir.Program) -> int:
+        """Where the call is among the continuation's bindings (a tail call: after them all)."""
+        return self.index if self.index is not None else len(program.conts[self.label].bindings)
 
 
 def call_sites_in(program: ir.Program, function: str, labels: list[str]) -> list[CallSite]:
@@ -65,7 +64,7 @@ class ReturnPoint:
     its result (None when it returns straight to `ret f`)."""
 
     returns: ir.Target
-    raises: ir.Target | None  # None: a call's own handler stays `exn f`, no rewrite needed
+    raises: ir.Target  # what `exn g` becomes: the call's handler, or `exn f`
     handler: str | None  # the handler calls in the code get (None: exn of the caller)
     continuation: ir.Cont | None
     before: tuple[ir.Binding, ...]  # what the calling continuation keeps
@@ -120,7 +119,7 @@ class Relocation:
         if target.function == self.source:
             if isinstance(target, ir.Ret):
                 return self.point.returns
-            return self.point.raises if self.point.raises is not None else ir.Exn(self.target)
+            return self.point.raises
         return type(target)(self.functions.get(target.function, target.function))
 
     def value(self, value: ir.Value, in_source: bool) -> ir.Value:
@@ -140,7 +139,7 @@ class Relocation:
     def cont(self, cont: ir.Cont, owner: str, params: tuple[ir.Var, ...]) -> ir.Cont:
         """`cont` (of `source` or a function nested in it) as a continuation of `owner`."""
         in_source = cont.function == self.source
-        bindings = [ir.Binding(self._var(b.var), self.value(b.value, in_source)) for b in cont.bindings]
+        bindings = [ir.Binding(self.var(b.var), self.value(b.value, in_source)) for b in cont.bindings]
         term = rename_terminator(cont.terminator, self.variables)
         if isinstance(term, ir.Jump):
             term = ir.Jump(self.target_of(term.target, owner), term.args)
@@ -155,7 +154,7 @@ class Relocation:
             term = self._returned_call(term, bindings)
         return ir.Cont(self.label(cont.label), owner, params, tuple(bindings), term)
 
-    def _var(self, var: ir.Var) -> ir.Var:
+    def var(self, var: ir.Var) -> ir.Var:
         renamed = self.variables.get(var.name, var)
         assert isinstance(renamed, ir.Var)
         return renamed
