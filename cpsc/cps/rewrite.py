@@ -52,6 +52,23 @@ def rename_terminator(t: ir.Terminator, renaming: Mapping[str, ir.Operand]) -> i
     return ir.TailApply(rename_operand(t.closure, renaming), _ops(t.args, renaming), t.loc)
 
 
+def rename_program(program: ir.Program, renaming: Mapping[str, ir.Operand]) -> ir.Program:
+    """Replace uses of variables program-wide (chains `a -> b -> c` resolved); only the
+    continuations that use a renamed variable are rebuilt."""
+    if not renaming:
+        return program
+    # resolve chains a -> b -> c
+    def final(o: ir.Operand) -> ir.Operand:
+        seen = 0
+        while isinstance(o, ir.Var) and o.name in renaming and seen < 1000:
+            o, seen = renaming[o.name], seen + 1
+        return o
+    resolved = {name: final(o) for name, o in renaming.items()}
+    changed = {label: rename_cont(c, resolved) for label, c in program.conts.items()
+               if not resolved.keys().isdisjoint(cont_uses(c))}
+    return program.with_conts(changed)
+
+
 def rename_cont(cont: ir.Cont, renaming: Mapping[str, ir.Operand]) -> ir.Cont:
     """Replace uses of variables (not definitions) according to `renaming`."""
     if not renaming:

@@ -219,3 +219,65 @@ def name_supply(program: ir.Program) -> NameSupply:
         taken.update(v.name for v in cont_definitions(cont))
         taken.update(b.value.ret for b in cont.bindings if isinstance(b.value, ir.CallC))
     return NameSupply(taken)
+
+
+def incoming_arguments(program: ir.Program) -> dict[str, list[tuple[ir.Operand, ...]] | None]:
+    """For each continuation, the argument tuples of all jumps to it (None: also a branch/entry
+    target, or a handler, whose parameter an exception from a call may also give)."""
+    incoming: dict[str, list[tuple[ir.Operand, ...]] | None] = {label: [] for label in program.conts}
+    for f in program.functions.values():
+        incoming[f.entry] = None
+    for cont in program.conts.values():
+        for b in cont.bindings:
+            handler = ir.handler_of(b.value)
+            if handler is not None:
+                incoming[handler] = None
+            if isinstance(b.value, ir.CallC) and incoming.get(b.value.target) is not None:
+                incoming[b.value.target].append(b.value.args)  # type: ignore[union-attr]
+        term = cont.terminator
+        if isinstance(term, ir.Jump) and isinstance(term.target, str) and incoming.get(term.target) is not None:
+            incoming[term.target].append(term.args)  # type: ignore[union-attr]
+        elif isinstance(term, ir.Branch):
+            incoming[term.if_true] = incoming[term.if_false] = None
+        elif isinstance(term, ir.Switch):
+            for label in term.labels:
+                incoming[label] = None
+    return incoming
+
+
+class FunctionGraph:
+    """One function's control-flow graph of continuations: `labels` in reverse postorder (the
+    entry first), `preds`, `dominators` and the dominator tree (`children`). The edges are
+    those of `ir.successors`: jumps, branches, switches, callc targets and call handlers."""
+
+    def __init__(self, program: ir.Program, function: str) -> None:
+        self.program = program
+        self.labels = ir.function_conts(program, function)
+        self.preds: dict[str, list[str]] = {label: [] for label in self.labels}
+        for label in self.labels:
+            for successor in ir.successors(program.conts[label]):
+                if successor in self.preds:
+                    self.preds[successor].append(label)
+        self.dominators = Dominators(self.labels, self.preds)
+        self.children: dict[str, list[str]] = {label: [] for label in self.labels}
+        for label in self.labels[1:]:
+            self.children[self.dominators.idom[label]].append(label)
+
+    def dominator_tree_preorder(self) -> list[str]:
+        """The labels, each after its immediate dominator (iteratively: trees may be deep)."""
+        order: list[str] = []
+        stack = [self.labels[0]]
+        while stack:
+            label = stack.pop()
+            order.append(label)
+            stack.extend(reversed(self.children[label]))
+        return order
+
+
+def first_exit(cont: ir.Cont) -> int:
+    """The index of the first binding control can leave the continuation from (a handled call,
+    a callc), or the number of bindings when there is none."""
+    for i, b in enumerate(cont.bindings):
+        if isinstance(b.value, ir.CallC) or ir.handler_of(b.value) is not None:
+            return i
+    return len(cont.bindings)

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from cpsc.cps import ir
 from cpsc.opt.context import PassContext
 from cpsc.opt.contify import contify_with_stats
+from cpsc.opt.cse import cse_with_stats
 from cpsc.opt.inline import inline_with_stats
+from cpsc.opt.licm import licm_with_stats
 from cpsc.opt.simplify import simplify_with_stats
 
 PassFunction = Callable[[ir.Program, PassContext], tuple[ir.Program, Counter[str]]]
@@ -31,13 +33,16 @@ PASSES: dict[str, Pass] = {
                    "inlining of known calls by return-continuation substitution (size/benefit heuristic)"),
     "contify": Pass("contify", contify_with_stats,
                     "functions always returning to one place become continuations (tail recursion: loops)"),
+    "cse": Pass("cse", cse_with_stats,
+                "global value numbering of pure values and immutable loads, VN-phis for unchanging loop parameters"),
+    "licm": Pass("licm", licm_with_stats, "loop-invariant pure values and immutable loads move out of loops"),
 }
 
 LEVELS: dict[int, list[str]] = {
     0: [],
     1: ["simplify", "inline", "simplify"],
-    2: ["simplify", "contify", "inline", "simplify", "contify", "simplify"],
-    3: ["simplify", "contify", "inline", "simplify", "contify", "simplify"],
+    2: ["simplify", "contify", "inline", "simplify", "contify", "simplify", "cse", "licm", "simplify"],
+    3: ["simplify", "contify", "inline", "simplify", "contify", "simplify", "cse", "licm", "simplify"],
 }
 
 

@@ -20,34 +20,19 @@ from cpsc.cps import ir
 from cpsc.cps.interp import switch_target
 from cpsc.cps.primops import PRIMOPS, evaluate, is_pure, never_returns
 from cpsc.cps.rewrite import (
-    cont_uses,
     label_census,
-    rename_cont,
+    rename_program,
     rename_terminator,
     rename_value,
     split_callc,
     use_census,
 )
+from cpsc.opt.analysis import incoming_arguments
 from cpsc.opt.context import PassContext
 from cpsc.opt.planted import planted
 from cpsc.types.types import BOOL, EXNID
 
 Stats = Counter[str]
-
-
-def _rename_everywhere(program: ir.Program, renaming: dict[str, ir.Operand]) -> ir.Program:
-    if not renaming:
-        return program
-    # resolve chains a -> b -> c
-    def final(o: ir.Operand) -> ir.Operand:
-        seen = 0
-        while isinstance(o, ir.Var) and o.name in renaming and seen < 1000:
-            o, seen = renaming[o.name], seen + 1
-        return o
-    resolved = {name: final(o) for name, o in renaming.items()}
-    changed = {label: rename_cont(c, resolved) for label, c in program.conts.items()
-               if not resolved.keys().isdisjoint(cont_uses(c))}
-    return program.with_conts(changed)
 
 
 def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
@@ -77,7 +62,7 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
                 stats["branches folded"] += 1
             if bindings is not cont.bindings or term is not cont.terminator:
                 changed[label] = ir.Cont(label, cont.function, cont.params, bindings, term)
-    return _rename_everywhere(program.with_conts(changed), renaming)
+    return rename_program(program.with_conts(changed), renaming)
 
 
 def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTuple | ir.MakeBlock],
@@ -100,7 +85,7 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
                 renaming[b.var.name] = items[index]
                 stats["fields of known blocks"] += 1
                 continue
-        folded = _fold_primitive(v, b.var.type)
+        folded = fold_primitive(v, b.var.type)
         if folded is not None:
             renaming[b.var.name] = folded
             stats["constants folded"] += 1
@@ -111,7 +96,7 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
     return tuple(out)
 
 
-def _fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:
+def fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:
     """The constant a pure primitive of constant operands evaluates to (None: not foldable)."""
     if isinstance(v, ir.Prim) and v.op == "phys_eq" and all(isinstance(a, ir.Const) and a.type == EXNID
                                                             for a in v.args):
@@ -216,7 +201,7 @@ def merge_single_jumps(program: ir.Program, stats: Stats) -> ir.Program:
     program = ir.Program(program.functions, program.conts.update(conts), program.main, program.closed,
                          program.globals)
     program = program.with_conts({}, removed)
-    return _rename_everywhere(program, renaming)
+    return rename_program(program, renaming)
 
 
 def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:
@@ -257,36 +242,12 @@ def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:
     return program.with_conts(changed)
 
 
-def _incoming_args(program: ir.Program) -> dict[str, list[tuple[ir.Operand, ...]] | None]:
-    """For each continuation, the argument tuples of all jumps to it (None: also a branch/entry
-    target, or a handler, whose parameter an exception from a call may also give)."""
-    incoming: dict[str, list[tuple[ir.Operand, ...]] | None] = {label: [] for label in program.conts}
-    for f in program.functions.values():
-        incoming[f.entry] = None
-    for cont in program.conts.values():
-        for b in cont.bindings:
-            handler = ir.handler_of(b.value)
-            if handler is not None:
-                incoming[handler] = None
-            if isinstance(b.value, ir.CallC) and incoming.get(b.value.target) is not None:
-                incoming[b.value.target].append(b.value.args)  # type: ignore[union-attr]
-        term = cont.terminator
-        if isinstance(term, ir.Jump) and isinstance(term.target, str) and incoming.get(term.target) is not None:
-            incoming[term.target].append(term.args)  # type: ignore[union-attr]
-        elif isinstance(term, ir.Branch):
-            incoming[term.if_true] = incoming[term.if_false] = None
-        elif isinstance(term, ir.Switch):
-            for label in term.labels:
-                incoming[label] = None
-    return incoming
-
-
 def simplify_parameters(program: ir.Program, stats: Stats) -> ir.Program:
     """Drop parameters that are unused or receive one value on every edge (`phi(v, v) = v`)."""
     uses = use_census(program)
     renaming: dict[str, ir.Operand] = {}
     drop: dict[str, list[int]] = {}
-    for label, args_list in _incoming_args(program).items():
+    for label, args_list in incoming_arguments(program).items():
         if not args_list:
             continue
         cont = program.conts[label]
@@ -314,7 +275,7 @@ def simplify_parameters(program: ir.Program, stats: Stats) -> ir.Program:
             term = ir.Jump(term.target, keep(term.args, term.target))
         changed[cont.label] = ir.Cont(cont.label, cont.function, keep(cont.params, cont.label),  # type: ignore[arg-type]
                                       bindings, term)
-    return _rename_everywhere(program.with_conts(changed), renaming)
+    return rename_program(program.with_conts(changed), renaming)
 
 
 REDUCTIONS = (fold_constants, remove_dead, merge_single_jumps, eta_reduce, simplify_parameters)

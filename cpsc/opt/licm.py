@@ -1,0 +1,139 @@
+"""`licm`: loop-invariant code motion.
+
+A loop is found from its back edges (a jump to a continuation that dominates the jumping one:
+the loop's header); its body is every continuation that reaches a back edge without passing
+the header. A value in the body is invariant when it is pure and safe to evaluate early, and
+its operands are defined outside the loop or are themselves invariant. Invariant values move,
+in order, to the end of the header's immediate dominator, which every entry into the loop
+passes. Inner loops are done first and the pass repeats, so a value leaves every loop it does
+not depend on.
+
+Safe to evaluate early (speculatively: the loop may run zero times, the value may have been on
+a path not taken) are pure primitives that cannot fail, and loads from tuples and from
+immutable blocks every value of whose type is a block with that field (records, single-
+constructor types); never a load from a mutable block, which a store in the loop could change.
+
+Relies on: a verified input (definitions dominate uses, so an operand defined outside the loop
+dominates the header) and unique names.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from cpsc.cps import ir
+from cpsc.cps.primops import is_pure, never_returns
+from cpsc.cps.rewrite import cont_definitions
+from cpsc.opt.analysis import FunctionGraph, first_exit
+from cpsc.opt.context import PassContext
+from cpsc.opt.cse import immutable_types
+from cpsc.opt.planted import planted
+
+Stats = Counter[str]
+
+# Pure, but only meaningful once a test has passed: the conversion checks first.
+PARTIAL = frozenset({"int_of_string", "float_of_string", "string_unsafe_get"})
+MAX_ROUNDS = 8
+
+
+def block_fields(program: ir.Program) -> dict[ir.Type, int]:
+    """For each immutable data type whose every value is a block, the fewest fields a block
+    of it has (types with constant constructors, whose values may be immediates, are left
+    out)."""
+    immutable = immutable_types(program)
+    fields: dict[ir.Type, int] = {}
+    immediates: set[ir.Type] = set()
+    for cont in program.conts.values():
+        for b in cont.bindings:
+            if isinstance(b.value, ir.MakeBlock) and b.var.type in immutable:
+                fields[b.var.type] = min(fields.get(b.var.type, len(b.value.items)), len(b.value.items))
+            elif isinstance(b.value, ir.Prim) and b.value.op == "immediate":
+                immediates.add(b.var.type)
+    return {t: n for t, n in fields.items() if t not in immediates}
+
+
+def hoistable(value: ir.Value, blocks: dict[ir.Type, int]) -> bool:
+    if isinstance(value, ir.Prim):
+        if planted("licm.effects_hoisted") and value.op == "array_unsafe_get":
+            return True
+        return is_pure(value.op) and not never_returns(value.op) and value.op not in PARTIAL
+    if isinstance(value, ir.Field):
+        record_type = value.record.type
+        return (record_type.name == "*" or value.index < blocks.get(record_type, 0)
+                or planted("licm.speculative_load") and record_type.name not in ("ref", "array"))
+    return False
+
+
+def natural_loops(graph: FunctionGraph) -> dict[str, set[str]]:
+    """Each loop header's body (the header included), headers of inner loops last in reverse
+    postorder: callers visit them in reverse to do inner loops first."""
+    loops: dict[str, set[str]] = {}
+    for label in graph.labels:
+        for successor in ir.successors(graph.program.conts[label]):
+            if successor in graph.preds and graph.dominators.dominates(successor, label):
+                body = loops.setdefault(successor, {successor})
+                work = [label]
+                while work:
+                    node = work.pop()
+                    if node not in body:
+                        body.add(node)
+                        work.extend(graph.preds[node])
+    order = {label: i for i, label in enumerate(graph.labels)}
+    return dict(sorted(loops.items(), key=lambda item: order[item[0]]))
+
+
+def _hoist_loop(conts: dict[str, ir.Cont], graph: FunctionGraph, header: str, body: set[str],
+                blocks: dict[ir.Type, int], stats: Stats) -> bool:
+    """Move the loop's invariant values to the end of the header's immediate dominator."""
+    preheader = graph.dominators.idom.get(header)
+    if preheader is None or first_exit(conts[preheader]) < len(conts[preheader].bindings):
+        return False
+    in_loop = {v.name for label in body for v in cont_definitions(conts[label])
+               if not (planted("licm.phis_ignored") and v in conts[label].params)}
+    hoisted: list[ir.Binding] = []
+    for label in graph.labels:
+        if label not in body:
+            continue
+        cont = conts[label]
+        kept = []
+        for b in cont.bindings:
+            if hoistable(b.value, blocks) and in_loop.isdisjoint(ir.uses_of_value(b.value)):
+                hoisted.append(b)
+                in_loop.discard(b.var.name)
+            else:
+                kept.append(b)
+        if len(kept) != len(cont.bindings):
+            conts[label] = ir.Cont(label, cont.function, cont.params, tuple(kept), cont.terminator)
+    if not hoisted:
+        return False
+    target = conts[preheader]
+    conts[preheader] = ir.Cont(preheader, target.function, target.params, target.bindings + tuple(hoisted),
+                               target.terminator)
+    stats["values hoisted"] += len(hoisted)
+    return True
+
+
+def licm_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+    """Hoist loop-invariant pure values out of every loop (see the module docstring)."""
+    stats: Stats = Counter()
+    blocks = block_fields(program)
+    for function in program.functions:
+        for _ in range(MAX_ROUNDS):
+            graph = FunctionGraph(program, function)
+            loops = natural_loops(graph)
+            if not loops:
+                break
+            conts = {label: program.conts[label] for label in graph.labels}
+            moved = False
+            for header in reversed(loops):
+                if _hoist_loop(conts, graph, header, loops[header], blocks, stats):
+                    moved = True
+            if not moved or context is not None and not context.allow("licm", f"loops of {function}"):
+                break
+            program = program.with_conts(conts)
+    return program, stats
+
+
+def licm(program: ir.Program) -> ir.Program:
+    """Loop-invariant code motion (see the module docstring)."""
+    return licm_with_stats(program)[0]

@@ -1,0 +1,21 @@
+main main
+fun main() -> unit = callc main.entry() ret (ret main)
+  cont main.entry() =
+    let r: int = call f(10, 3) @prog.fl:9:14
+    let u: unit = print_int(r)
+    jump (ret main)(u)
+fun f(n: int, k0: int) -> int in main = callc f.entry() ret (ret f)
+  cont f.entry() =
+    jump loop(0, k0, 0)
+  cont loop(i: int, k1: int, acc: int) =
+    let more: bool = lt_int(i, n)
+    br more, body, done
+  cont body() =
+    let k2: int = add_int(k1, 1)
+    let square: int = mul_int(k2, k2)
+    let acc2: int = add_int(acc, square)
+    let k3: int = sub_int(k2, 1)
+    let i2: int = add_int(i, 1)
+    jump loop(i2, k3, acc2)
+  cont done() =
+    jump (ret f)(acc)
