@@ -14,6 +14,7 @@ from cpsc.opt.contify import contify_with_stats
 from cpsc.opt.cse import cse_with_stats
 from cpsc.opt.inline import inline_with_stats
 from cpsc.opt.licm import licm_with_stats
+from cpsc.opt.local_refs import local_refs_with_stats
 from cpsc.opt.simplify import simplify_with_stats
 
 PassFunction = Callable[[ir.Program, PassContext], tuple[ir.Program, Counter[str]]]
@@ -36,13 +37,15 @@ PASSES: dict[str, Pass] = {
     "cse": Pass("cse", cse_with_stats,
                 "global value numbering of pure values and immutable loads, VN-phis for unchanging loop parameters"),
     "licm": Pass("licm", licm_with_stats, "loop-invariant pure values and immutable loads move out of loops"),
+    "local_refs": Pass("local_refs", local_refs_with_stats,
+                       "refs that do not escape their function become continuation parameters (mem2reg)"),
 }
 
 LEVELS: dict[int, list[str]] = {
     0: [],
     1: ["simplify", "inline", "simplify"],
-    2: ["simplify", "contify", "inline", "simplify", "contify", "simplify", "cse", "licm", "simplify"],
-    3: ["simplify", "contify", "inline", "simplify", "contify", "simplify", "cse", "licm", "simplify"],
+    2: ["simplify", "contify", "inline", "simplify", "contify", "simplify", "local_refs", "simplify", "cse", "licm", "simplify"],
+    3: ["simplify", "contify", "inline", "simplify", "contify", "simplify", "local_refs", "simplify", "cse", "licm", "simplify"],
 }
 
 
