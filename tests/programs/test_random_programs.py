@@ -5,6 +5,7 @@ text round-trips, and simplify is idempotent. HYPOTHESIS_PROFILE=thorough for a 
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -66,3 +67,25 @@ def test_native_agrees(tmp_path_factory, source: str):
     path = tmp_path_factory.mktemp("random") / "random.fl"
     path.write_text(source)
     assert native(Program(path)) == run_ast(_front(source)), source
+
+
+def _work(counts: Counter[str]) -> int:
+    return sum(counts.values())
+
+
+# A pipeline may add a little work: a hoisted value is computed once even when its loop then
+# runs no iteration, an edge split for a loop parameter is one more jump.
+WORK_ALLOWANCE = 4
+
+
+@settings(suppress_health_check=SLOW)
+@given(programs())
+def test_optimised_programs_do_no_more_work(source: str):
+    cps = driver.to_cps(_front(source))
+    unoptimised: Counter[str] = Counter()
+    reference = run_cps(cps, counts=unoptimised)
+    for level in (1, 2):
+        optimised, _ = driver.optimise(cps, LEVELS[level])
+        counts: Counter[str] = Counter()
+        assert run_cps(optimised, counts=counts) == reference
+        assert _work(counts) <= _work(unoptimised) + WORK_ALLOWANCE, (level, counts, unoptimised, source)
