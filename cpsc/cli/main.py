@@ -56,6 +56,7 @@ def _arguments() -> argparse.ArgumentParser:
             p.add_argument("--level", choices=("ast", "cps", "ssa"), default="cps")
             p.add_argument("--count", action="store_true",
                            help="print the dynamic counts of the CPS interpreter on stderr")
+            p.add_argument("arguments", nargs="*", help="the program's arguments (Sys.argv after the file)")
     bisect = sub.add_parser("bisect", help="find the first rewrite of the optimiser that changes the output")
     bisect.add_argument("file")
     bisect.add_argument("-O", dest="opt", type=int, choices=range(4), default=2, metavar="LEVEL")
@@ -169,7 +170,7 @@ def _interpret(args: argparse.Namespace, program: object, cps: object, stages: S
     from cpsc.syntax import builtins
     from cpsc.syntax.interp import run_ast
 
-    builtins.PROGRAM_ARGUMENTS[:] = [args.file]  # Sys.argv, as `ocaml prog.fl` gives it
+    builtins.PROGRAM_ARGUMENTS[:] = [args.file, *args.arguments]  # Sys.argv, as `ocaml prog.fl ...` gives it
 
     runs: dict[str, Callable[[], Outcome]] = {
         "ast": lambda: run_ast(program),  # type: ignore[arg-type]

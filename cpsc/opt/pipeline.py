@@ -44,8 +44,8 @@ PASSES: dict[str, Pass] = {
 LEVELS: dict[int, list[str]] = {
     0: [],
     1: ["simplify", "inline", "simplify"],
-    2: ["simplify", "contify", "inline", "simplify", "contify", "simplify", "local_refs", "simplify", "cse", "licm", "simplify"],
-    3: ["simplify", "contify", "inline", "simplify", "contify", "simplify", "local_refs", "simplify", "cse", "licm", "simplify"],
+    2: ["simplify", "contify", "inline", "simplify", "contify", "local_refs", "cse", "licm", "simplify"],
+    3: ["simplify", "contify", "inline", "simplify", "contify", "local_refs", "cse", "licm", "simplify"],
 }
 
 

@@ -10,6 +10,7 @@ a verified input (so a value passed on every incoming edge dominates the continu
 - inlining of continuations jumped to exactly once (block merging)
 - eta-reduction of forwarding continuations `k(xs) = jump j(xs)` (jump threading)
 - parameter (phi) copy propagation `phi(v, v) = v`, and dead-parameter elimination
+- applications of a closure made in sight become known calls
 """
 
 from __future__ import annotations
@@ -278,7 +279,42 @@ def simplify_parameters(program: ir.Program, stats: Stats) -> ir.Program:
     return rename_program(program.with_conts(changed), renaming)
 
 
-REDUCTIONS = (fold_constants, remove_dead, merge_single_jumps, eta_reduce, simplify_parameters)
+def call_known_closures(program: ir.Program, stats: Stats) -> ir.Program:
+    """`apply c(args)` where `c` is `closure g` becomes the known call `call g(args)` (and a
+    tail apply a tail call): no closure needs to be entered, and the inliner can then see the
+    callee. Before closure conversion only, where a closure captures implicitly and a direct
+    call of `g` can name whatever the closure could (the closure's definition dominates the
+    apply)."""
+    if program.closed:
+        return program
+    closures = {b.var.name: b.value.function for c in program.conts.values() for b in c.bindings
+                if isinstance(b.value, ir.MakeClosure)}
+    if not closures:
+        return program
+
+    def known(closure: ir.Operand, args: tuple[ir.Operand, ...]) -> str | None:
+        if isinstance(closure, ir.Var) and closure.name in closures:
+            function = closures[closure.name]
+            if len(program.functions[function].params) == len(args):
+                return function
+        return None
+
+    changed: dict[str, ir.Cont] = {}
+    for cont in program.conts.values():
+        bindings = tuple(
+            ir.Binding(b.var, ir.Call(callee, b.value.args, b.value.handler, b.value.loc))
+            if isinstance(b.value, ir.Apply) and (callee := known(b.value.closure, b.value.args)) else b
+            for b in cont.bindings)
+        term = cont.terminator
+        if isinstance(term, ir.TailApply) and (callee := known(term.closure, term.args)):
+            term = ir.TailCall(callee, term.args, term.loc)
+        if term is not cont.terminator or bindings != cont.bindings:
+            stats["closure calls made known"] += 1
+            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, bindings, term)
+    return program.with_conts(changed)
+
+
+REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jumps, eta_reduce, simplify_parameters)
 
 
 def simplify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
