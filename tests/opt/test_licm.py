@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from cpsc import driver
 from cpsc.cps.interp import run_cps
 from cpsc.cps.printer import print_program
 from cpsc.opt.licm import licm_with_stats
 from cpsc.syntax.interp import run_ast
+from tests.opt.helpers import run_pass
 
 SOURCE = """
 let f (o : int option) (p : int * int) n =
@@ -63,11 +62,6 @@ let grid n m =
   !total
 let () = print_int (grid (Array.length Sys.argv + 3) 4)
 """
-    typed = driver.front_end(source, "prog.fl")
-    before, _ = driver.optimise(driver.to_cps(typed), BEFORE_LICM, verify_each=True)
-    after, _ = driver.optimise(before, ["licm", "simplify"], verify_each=True)
-    work_before: Counter[str] = Counter()
-    work_after: Counter[str] = Counter()
-    assert run_cps(after, counts=work_after) == run_cps(before, counts=work_before) == run_ast(typed)
+    _, work_before, work_after = run_pass(source, BEFORE_LICM, ["licm", "simplify"])
     # `n * m` leaves both loops (once instead of 4 * 4 times), `n * m + i` the inner one
     assert work_before["values"] - work_after["values"] == (16 - 1) + (16 - 4)

@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from cpsc import driver
-from cpsc.cps.interp import run_cps
-from cpsc.cps.printer import print_program
-from cpsc.opt.local_refs import local_refs_with_stats
-from cpsc.syntax.interp import run_ast
+from tests.opt.helpers import run_pass
 
 BEFORE = ["simplify", "contify", "inline", "simplify", "contify", "simplify"]
 
 
 def _promoted(source: str) -> tuple[str, Counter[str], Counter[str]]:
-    """The program after local_refs and simplify, its dynamic counts before and after."""
-    typed = driver.front_end(source, "prog.fl")
-    before, _ = driver.optimise(driver.to_cps(typed), BEFORE, verify_each=True)
-    after, _ = driver.optimise(before, ["local_refs", "simplify"], verify_each=True)
-    work_before: Counter[str] = Counter()
-    work_after: Counter[str] = Counter()
-    assert run_cps(after, counts=work_after) == run_cps(before, counts=work_before) == run_ast(typed)
-    return print_program(after), work_before, work_after
+    return run_pass(source, BEFORE, ["local_refs", "simplify"])
 
 
 def test_for_loops_over_refs_carry_the_values_in_parameters():
