@@ -85,11 +85,17 @@ class CpsInterpreter:
     @staticmethod
     def snapshot(frame: Frame | None) -> Frame | None:
         """A closure sees the values its free variables have when it is made: a loop that
-        rebinds a continuation parameter afterwards must not change them."""
-        if frame is None:
-            return None
-        copy = Frame(frame.function, frame.parent)
-        copy.values = dict(frame.values)
+        rebinds a continuation parameter afterwards must not change them, in the frame the
+        closure is made in or in any enclosing one (a function called directly from a loop
+        runs in the loop's live frame, and a closure it makes captures from there)."""
+        frames = []
+        while frame is not None:
+            frames.append(frame)
+            frame = frame.parent
+        copy = None
+        for original in reversed(frames):
+            copy = Frame(original.function, copy)
+            copy.values = dict(original.values)
         return copy
 
     def call(self, function: str, args: list[Any], frame: Frame | None) -> Any:

@@ -6,6 +6,7 @@ a verified input (so a value passed on every incoming edge dominates the continu
 
 - callc splitting: a `callc` region's return point becomes a block (`ret r` becomes `r(x)`)
 - constant folding of pure primitives and of fields of tuples built in sight, branch folding
+- case of a known constructor: the constructor tests of a value built in sight fold
 - dead values (pure bindings nobody uses), unreachable continuations, unreferenced functions
 - inlining of continuations jumped to exactly once (block merging)
 - eta-reduction of forwarding continuations `k(xs) = jump j(xs)` (jump threading)
@@ -45,12 +46,13 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
     link per round."""
     tuples = {b.var.name: b.value for c in program.conts.values() for b in c.bindings
               if isinstance(b.value, ir.MakeTuple) or isinstance(b.value, ir.MakeBlock) and not b.value.mutable}
+    constructors = _known_constructors(program)
     renaming: dict[str, ir.Operand] = {}
     changed: dict[str, ir.Cont] = {}
     for function in program.functions:
         for label in ir.function_conts(program, function):
             cont = program.conts[label]
-            bindings = _fold_bindings(cont.bindings, tuples, renaming, stats)
+            bindings = _fold_bindings(cont.bindings, tuples, constructors, renaming, stats)
             term = cont.terminator
             if not renaming.keys().isdisjoint(ir.terminator_uses(term)):
                 term = rename_terminator(term, renaming)
@@ -66,8 +68,34 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
     return rename_program(program.with_conts(changed), renaming)
 
 
+def _known_constructors(program: ir.Program) -> dict[str, ir.Const | None]:
+    """Data values built in sight: a block (None) or a constant constructor (its number)."""
+    known: dict[str, ir.Const | None] = {}
+    for cont in program.conts.values():
+        for b in cont.bindings:
+            v = b.value
+            if isinstance(v, ir.MakeBlock):
+                known[b.var.name] = None
+            elif isinstance(v, ir.Prim) and v.op == "immediate" and isinstance(v.args[0], ir.Const):
+                known[b.var.name] = v.args[0]
+    return known
+
+
+def _fold_constructor_test(v: ir.Value, constructors: dict[str, ir.Const | None]) -> ir.Const | None:
+    """Case of a known constructor: `is_block` and `immediate_value` of a value built in sight
+    (its tag, a field, is folded with the other fields; the switch on it then folds)."""
+    if not (isinstance(v, ir.Prim) and v.op in ("is_block", "immediate_value")
+            and isinstance(v.args[0], ir.Var) and v.args[0].name in constructors):
+        return None
+    number = constructors[v.args[0].name]
+    if v.op == "is_block":
+        return ir.Const(number is None, BOOL)
+    return number
+
+
 def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTuple | ir.MakeBlock],
-                   renaming: dict[str, ir.Operand], stats: Stats) -> tuple[ir.Binding, ...]:
+                   constructors: dict[str, ir.Const | None], renaming: dict[str, ir.Operand],
+                   stats: Stats) -> tuple[ir.Binding, ...]:
     """The bindings with known values folded away (recorded in `renaming`) and earlier folds
     substituted; the same tuple object when nothing changed."""
     out: list[ir.Binding] = []
@@ -86,6 +114,11 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
                 renaming[b.var.name] = items[index]
                 stats["fields of known blocks"] += 1
                 continue
+        known = _fold_constructor_test(v, constructors)
+        if known is not None:
+            renaming[b.var.name] = known
+            stats["cases of known constructors"] += 1
+            continue
         folded = fold_primitive(v, b.var.type)
         if folded is not None:
             renaming[b.var.name] = folded

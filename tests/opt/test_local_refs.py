@@ -39,9 +39,9 @@ let run n =
   let hidden = ref 0 and seen = ref 0 and local = ref 1 in
   let bump = Array.make 1 (fun () -> hidden := !hidden + 1) in
   for i = 1 to n do bump.(0) (); local := !local * 2; seen := !seen + i done;
-  let keep = [seen] in
+  let keep = Array.make 1 seen in
   print_int !hidden; print_char ' '; print_int !local; print_char ' ';
-  print_int (!(List.hd keep))
+  print_int !(keep.(0))
 let () = run (Array.length Sys.argv + 4)
 """)
     assert text.count("block mutable") == 2

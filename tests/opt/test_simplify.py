@@ -56,3 +56,34 @@ let () =
 """)
     assert stats["dead values removed"] >= 1
     assert "print_string" in text and "array_unsafe_set" in text
+
+
+def test_a_match_on_a_constructor_built_in_sight_folds_to_its_case():
+    text, stats = _simplified("""
+type shape = Circle of int | Square of int * int | Empty
+let () =
+  let k = Array.length Sys.argv in
+  print_int (match Square (k, k + 1) with Circle r -> 3 * r * r | Square (a, b) -> a * b | Empty -> 0);
+  print_int (match Empty with Circle r -> 3 * r * r | Square (a, b) -> a * b | Empty -> 0);
+  print_int (match Some k with Some v -> v | None -> 0);
+  print_int (match [k; 2] with _ :: y :: _ -> y | _ -> 7)
+""")
+    assert stats["cases of known constructors"] >= 3
+    assert "switch" not in text and "is_block" not in text and "br " not in text
+
+
+def test_applications_of_closures_made_in_sight_become_calls():
+    """The closure made by `fun acc (_, f) -> fun x -> ...` is applied where it is made: a known
+    call. The closures the calls make inside the fold's loop must still each see that
+    iteration's `acc` (the CPS interpreter once shared it between them)."""
+    from tests.opt.helpers import run_pass
+
+    text, before, after = run_pass("""
+let () =
+  let operations = [("double", fun x -> x * 2); ("square", fun x -> x * x); ("negate", fun x -> -x)] in
+  let pipeline = List.fold_left (fun acc (_, f) -> fun x -> f (acc x)) (fun x -> x) operations in
+  print_int (pipeline 3); print_char ' ';
+  let table = Array.init 4 (fun i -> fun x -> x + i) in
+  print_int (Array.fold_left (fun acc f -> f acc) 0 table)
+""", ["simplify", "contify", "inline"], ["simplify"])
+    assert before["closure calls"] > after["closure calls"]
