@@ -117,10 +117,10 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
 def contify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
     context = context if context is not None else PassContext()
     stats: Stats = Counter()
+    names = name_supply(program)  # one supply for every round: it remembers what it gave out
     for _ in range(20):
         facts = ProgramFacts(program)
         sites, closures = _sites_and_closures(program, facts)
-        names = name_supply(program)
         touched: set[str] = set()
         for g in sorted(program.functions):
             function = program.functions[g]
