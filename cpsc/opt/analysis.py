@@ -263,16 +263,6 @@ class FunctionGraph:
         for label in self.labels[1:]:
             self.children[self.dominators.idom[label]].append(label)
 
-    def dominator_tree_preorder(self) -> list[str]:
-        """The labels, each after its immediate dominator (iteratively: trees may be deep)."""
-        order: list[str] = []
-        stack = [self.labels[0]]
-        while stack:
-            label = stack.pop()
-            order.append(label)
-            stack.extend(reversed(self.children[label]))
-        return order
-
 
 def first_exit(cont: ir.Cont) -> int:
     """The index of the first binding control can leave the continuation from (a handled call,

@@ -206,15 +206,11 @@ def _share(numbering: _Numbering, var: ir.Var, available: dict[Number, ir.Operan
            renaming: dict[str, ir.Operand], stats: Stats, what: str) -> None:
     number = numbering.number.get(var.name, var.name)
     holder = numbering.constants.get(number) or numbering.outer.get(number) or available.get(number)
-    if holder is not None and holder != var and _same_type(holder, var):
+    if holder is not None and holder != var and holder.type == var.type:
         renaming[var.name] = holder
         stats[what] += 1
     else:
         available.setdefault(number, var)
-
-
-def _same_type(holder: ir.Operand, var: ir.Var) -> bool:
-    return holder.type == var.type
 
 
 def cse_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
