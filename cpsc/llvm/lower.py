@@ -55,6 +55,9 @@ def function_type(params: list[TCon], result: TCon) -> ll.FunctionType:
     return ll.FunctionType(lltype(result), [lltype(p) for p in params])
 
 
+SMALL_BLOCK_BYTES = 256  # the largest block the runtime keeps free lists for (SMALL_GRANULES * 16)
+
+
 class ModuleLowering:
     def __init__(self, module: ir.Module) -> None:
         self.ssa = module
@@ -71,6 +74,7 @@ class ModuleLowering:
         self.globals_record = ll.GlobalVariable(self.module, PTR, "fl_globals")  # defined by the runtime
         self.pending_exception = ll.GlobalVariable(self.module, PTR, "fl_exception")  # the runtime's too
         self.exception_ids: dict[str, ll.GlobalVariable] = {}
+        self.small_allocator: ll.Function | None = None
         self.may_raise = functions_that_may_raise(module)
         for f in module.functions:
             fn = ll.Function(self.module, function_type([p.type for p in f.params], f.result), _symbol(f.name))
@@ -82,6 +86,31 @@ class ModuleLowering:
 
     def _declare(self, name: str, result: ll.Type, args: list[ll.Type]) -> ll.Function:
         return ll.Function(self.module, ll.FunctionType(result, args), name)
+
+    def allocate_small(self) -> ll.Function:
+        """`fl.alloc_small(bytes)`: pop a block off the runtime's free list for its size (see
+        `fl_alloc` in runtime.c), calling the runtime only when the list is empty. Always
+        inlined, so that the usual allocation is a load, a test and a store, as in OCaml's
+        minor heap. The block's first word still links to the next one: the caller overwrites it."""
+        if self.small_allocator is None:
+            lists = ll.GlobalVariable(self.module, ll.ArrayType(PTR, SMALL_BLOCK_BYTES // 16 + 1), "fl_free_lists")
+            lists.type = PTR  # an opaque pointer, indexed by slot (see `static_tuple`)
+            fn = ll.Function(self.module, ll.FunctionType(PTR, [I64]), "fl.alloc_small")
+            fn.linkage = "internal"
+            fn.attributes.add("alwaysinline")
+            bytes_ = fn.args[0]
+            b = ll.IRBuilder(fn.append_basic_block("entry"))
+            slot = b.gep(lists, [b.lshr(b.add(bytes_, I64(15)), I64(4))], source_etype=PTR)
+            block = b.load(slot, typ=PTR)
+            taken, refill = fn.append_basic_block("taken"), fn.append_basic_block("refill")
+            b.cbranch(b.icmp_unsigned("==", block, ll.Constant(PTR, None)), refill, taken).set_weights([1, 1000])
+            b.position_at_end(taken)
+            b.store(b.load(block, typ=PTR), slot)
+            b.ret(block)
+            b.position_at_end(refill)
+            b.ret(b.call(self.runtime["fl_alloc"], [bytes_]))
+            self.small_allocator = fn
+        return self.small_allocator
 
     def string(self, text: str) -> ll.Constant:
         if text not in self.strings:
@@ -195,7 +224,13 @@ class FunctionLowering:
         """A block of 8-byte slots; from the collector's atomic allocator when nothing in it
         is a pointer (the collector then never scans it)."""
         atomic = all(v.type != PTR for v in values)
-        record = self.rt("fl_alloc_atomic" if atomic else "fl_alloc", I64(8 * max(1, len(values))))
+        size = I64(8 * max(1, len(values)))
+        if atomic:
+            record = self.rt("fl_alloc_atomic", size)
+        elif size.constant <= SMALL_BLOCK_BYTES:
+            record = self.builder.call(self.owner.allocate_small(), [size])
+        else:
+            record = self.rt("fl_alloc", size)
         for i, v in enumerate(values):
             self.builder.store(v, self.slot(record, i))
         return record
