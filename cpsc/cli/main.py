@@ -28,7 +28,7 @@ from cpsc.syntax.parser import parse_module
 if TYPE_CHECKING:
     from cpsc.syntax.values import Outcome
 
-EMITS = ("cps", "ssa", "llvm", "asm", "obj", "exe")
+EMITS = ("cps", "dot", "ssa", "llvm", "asm", "obj", "exe")
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -61,7 +61,24 @@ def _arguments() -> argparse.ArgumentParser:
     bisect.add_argument("file")
     bisect.add_argument("-O", dest="opt", type=int, choices=range(4), default=2, metavar="LEVEL")
     bisect.add_argument("--passes", help="comma-separated CPS passes instead of the -O level's list")
+    sub.add_parser("repl", help="an interactive toplevel with IR versions, inlining by hand, undo and diff")
+    for p in sub.choices.values():
+        p.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                       help="import a Python module that registers passes (cpsc.register_pass); "
+                            "also from $CPSC_PLUGINS, comma-separated")
     return parser
+
+
+def _load_plugins(args: argparse.Namespace) -> None:
+    import importlib
+    import os
+
+    names = args.plugin + [n for n in os.environ.get("CPSC_PLUGINS", "").split(",") if n]
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as error:
+            raise SystemExit(f"cpsc: error: cannot import plugin {name}: {error}") from None
 
 
 def _passes(args: argparse.Namespace) -> list[str]:
@@ -109,6 +126,11 @@ def _finish(outcome: Outcome) -> int:
 
 
 def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
+    if args.command == "repl":
+        from cpsc.repl.ui import main as repl
+
+        gc.enable()  # the toplevel interprets programs, which make cyclic garbage
+        return repl()
     if args.command == "check":
         _warn(driver.front_end(Path(args.file).read_text(encoding="latin-1"), args.file, sources, stages), sources)
         return 0
@@ -126,6 +148,10 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
         from cpsc.cps.printer import print_program
 
         return _write(args, print_program(cps))
+    if emit == "dot":
+        from cpsc.cps.dot import program_dot
+
+        return _write(args, program_dot(cps))
     module = driver.to_ssa_module(cps, args.verify, stages)
     if emit == "ssa":
         from cpsc.ssa.printer import print_module
@@ -208,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = _arguments().parse_args(argv)
+    _load_plugins(args)
     sources = SourceFiles()
     stages = Stages()
     try:
@@ -219,6 +246,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"cpsc: error: cannot read {error.filename}", file=sys.stderr)
         return 1
     except RecursionError:
+        if not hasattr(args, "file"):
+            raise
         print(render(_too_deep(args.file), sources), file=sys.stderr)
         return 1
     finally:

@@ -27,3 +27,10 @@ def run_jit(llvm_ir: str, opt: int) -> int:
     runtime.fl_run.argtypes = [ctypes.c_void_p]
     runtime.fl_run.restype = ctypes.c_int
     return int(runtime.fl_run(ctypes.c_void_p(entry)))
+
+
+if __name__ == "__main__":  # `python -m cpsc.llvm.jit FILE.ll OPT`: the REPL's `:run` in a child process
+    import sys
+    from pathlib import Path
+
+    raise SystemExit(run_jit(Path(sys.argv[1]).read_text(), int(sys.argv[2])))

@@ -52,8 +52,9 @@ _LetLike = ast.Let | ast.LetDecl  # what `let_chain` needs: is_rec and bindings
 
 
 class Monomorphiser:
-    def __init__(self, typing: Typing, datatypes: DataTypes) -> None:
+    def __init__(self, typing: Typing, datatypes: DataTypes, keep: Callable[[ast.Binding], bool] | None = None) -> None:
         self.typing = typing
+        self.keep = keep  # bindings never dropped though unused (the REPL keeps the user's functions)
         self.datatypes = datatypes
         self.warnings: dict[tuple[object, str], CompileError] = {}
         self.fresh_names = 0
@@ -306,7 +307,8 @@ class Monomorphiser:
         while progress:
             progress = False
             for binding in pending:
-                if id(binding) in done or _droppable(binding, scope.entries, env):
+                if id(binding) in done or (_droppable(binding, scope.entries, env)
+                                           and not (self.keep is not None and self.keep(binding))):
                     continue
                 value = self.expr(binding.value, env, subst)
                 done[id(binding)] = ast.Binding(self.pattern(binding.pattern, subst, {}), value, binding.span)
@@ -461,11 +463,13 @@ def _contains_arrow(t: object, datatypes: DataTypes, seen: set[TCon]) -> bool:
     return any(_contains_arrow(p, datatypes, seen) for p in parts)
 
 
-def monomorphise(module: ast.Module, typing: Typing, datatypes: DataTypes | None = None) -> ast.Program:
+def monomorphise(module: ast.Module, typing: Typing, datatypes: DataTypes | None = None,
+                 keep: Callable[[ast.Binding], bool] | None = None) -> ast.Program:
     """The whole program as one monomorphic, fully typed expression of type unit, with its data
-    types and the warnings found on the way (non-exhaustive matches, unused cases)."""
+    types and the warnings found on the way (non-exhaustive matches, unused cases). Monomorphic
+    bindings that `keep` accepts stay even when nothing uses them."""
     datatypes = datatypes or DataTypes()
-    mono = Monomorphiser(typing, datatypes)
+    mono = Monomorphiser(typing, datatypes, keep)
     body = mono.module(module)
     warnings = sorted(mono.warnings.values(), key=lambda w: (w.span.file, w.span.line, w.span.col))
     return ast.Program(body, datatypes, tuple(warnings))

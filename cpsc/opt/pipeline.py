@@ -41,6 +41,24 @@ PASSES: dict[str, Pass] = {
                        "refs that do not escape their function become continuation parameters (mem2reg)"),
 }
 
+BUILT_IN = frozenset(PASSES)
+
+
+def register_pass(name: str, function: Callable[[ir.Program], ir.Program], doc: str | None = None) -> Pass:
+    """Make a user's pass (any `Program -> Program` function) known by `name`: in `--passes`,
+    the REPL's `:pass` and `run_pipeline`, without editing cpsc. Registering a name again
+    replaces the earlier user pass; a built-in pass cannot be replaced."""
+    if name in BUILT_IN:
+        raise ValueError(f"'{name}' is a built-in pass")
+
+    def run(program: ir.Program, context: PassContext) -> tuple[ir.Program, Counter[str]]:
+        return function(program), Counter()
+
+    summary = doc if doc is not None else (function.__doc__ or "a user's pass").strip().split("\n")[0]
+    PASSES[name] = Pass(name, run, summary)
+    return PASSES[name]
+
+
 LEVELS: dict[int, list[str]] = {
     0: [],
     1: ["simplify", "inline", "simplify"],

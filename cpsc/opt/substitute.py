@@ -113,6 +113,12 @@ class Relocation:
     def label(self, label: str) -> str:
         return self.labels.get(label, label)
 
+    def function(self, name: str) -> str:
+        """A function named in the copied code: a nested one's copy. The source itself stays
+        (a recursive call in the copy still calls it: `functions` maps it to `target` only
+        to re-parent the nested functions)."""
+        return name if name == self.source else self.functions.get(name, name)
+
     def target_of(self, target: ir.Target, owner: str) -> ir.Target:
         if isinstance(target, str):
             return self.label(target)
@@ -126,12 +132,12 @@ class Relocation:
         value = rename_value(value, self.variables)
         if isinstance(value, ir.Call):
             handler = self.label(value.handler) if value.handler else (self.point.handler if in_source else None)
-            return ir.Call(self.functions.get(value.function, value.function), value.args, handler, value.loc)
+            return ir.Call(self.function(value.function), value.args, handler, value.loc)
         if isinstance(value, ir.Apply):
             handler = self.label(value.handler) if value.handler else (self.point.handler if in_source else None)
             return ir.Apply(value.closure, value.args, handler, value.loc)
         if isinstance(value, ir.MakeClosure):
-            return ir.MakeClosure(self.functions.get(value.function, value.function), value.captured)
+            return ir.MakeClosure(self.function(value.function), value.captured)
         if isinstance(value, ir.CallC):
             return ir.CallC(self.label(value.target), value.args, self.label(value.ret))
         return value
@@ -148,7 +154,7 @@ class Relocation:
         elif isinstance(term, ir.Switch):
             term = ir.Switch(term.value, tuple((v, self.label(k)) for v, k in term.cases), self.label(term.default))
         elif isinstance(term, ir.TailCall):
-            term = ir.TailCall(self.functions.get(term.function, term.function), term.args, term.loc)
+            term = ir.TailCall(self.function(term.function), term.args, term.loc)
         if (in_source and isinstance(term, (ir.TailCall, ir.TailApply)) and not self.point.is_tail
                 and not self.keep_tail_calls):
             term = self._returned_call(term, bindings)

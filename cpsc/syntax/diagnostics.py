@@ -41,6 +41,9 @@ class SourceFiles:
     def add(self, name: str, text: str) -> None:
         self._texts[name] = text
 
+    def text(self, name: str) -> str:
+        return self._texts.get(name, "")
+
     def line(self, name: str, number: int) -> str | None:
         text = self._texts.get(name)
         if text is None:

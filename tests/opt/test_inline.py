@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cpsc.cps import ir
 from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
@@ -143,3 +144,25 @@ def test_calls_in_inlined_code_raise_to_the_handler_of_the_call():
     assert sum(r.counts["calls inlined"] for r in reports) >= 2
     assert run_cps(optimised) == run_ast(typed)
     assert run_ast(typed).stdout == "-12-2"
+
+
+def test_inlining_a_recursive_callee_keeps_its_recursive_call():
+    """The copy of a recursive function still calls the original (a bug renamed the call to
+    the caller, found by the REPL's :inline)."""
+    from cpsc import driver
+    from cpsc.cps.interp import run_cps
+    from cpsc.cps.verify import verify
+    from cpsc.opt.inline import call_sites, inline_call_site
+
+    source = ("let rec map f = function [] -> [] | x :: r -> f x :: map f r\n"
+              "let sum l = List.fold_left (+) 0 (map (fun x -> x * x) l)\n"
+              "let () = print_int (sum [1; 2; 3])\n")
+    program = driver.to_cps(driver.front_end(source, "t.fl"))
+    site = call_sites(program, "sum")[0]
+    assert site.callee == "map_int_int"
+    inlined = inline_call_site(program, site)
+    verify(inlined)
+    copied = [c for c in inlined.conts.values() if c.function == "sum"]
+    calls = [b.value.function for c in copied for b in c.bindings if isinstance(b.value, ir.Call)]
+    assert calls == ["map_int_int"]
+    assert run_cps(inlined).stdout == "14"

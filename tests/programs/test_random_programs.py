@@ -1,4 +1,4 @@
-"""Property tests over random programs (tests/programs/generate.py): the interpreters agree at
+"""Property tests over random programs (cpsc/testing/generate.py): the interpreters agree at
 every level, every pass (alone and in each -O pipeline) keeps the verifier silent, the CPS
 text round-trips, and simplify is idempotent. HYPOTHESIS_PROFILE=thorough for a long run."""
 
@@ -21,7 +21,7 @@ from cpsc.ssa.interp import run_ssa
 from cpsc.ssa.parser import parse_module
 from cpsc.ssa.printer import print_module
 from cpsc.syntax.interp import run_ast
-from tests.programs.generate import programs
+from cpsc.testing.generate import programs
 from tests.programs.harness import Program, native
 
 SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large]

@@ -61,8 +61,8 @@ class Generator:
 
     def gen_literal(self, ty: str, scope: Scope, depth: int) -> str:
         if ty == INT:
-            value = self.draw(st.integers(-1000, 1000) | st.sampled_from([0, 1, -1, 2**62, -(2**62)]))
-            return f"({value})" if value < 0 else str(value)
+            number = self.draw(st.integers(-1000, 1000) | st.sampled_from([0, 1, -1, 2**62, -(2**62)]))
+            return f"({number})" if number < 0 else str(number)
         if ty == FLOAT:
             value = self.draw(st.sampled_from(["0.5", "1.", "2.25", "3.", "100.", "0.1", "1e10", "7.75"]))
             return self.choose([value, f"(-. {value})"])

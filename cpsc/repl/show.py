@@ -1,0 +1,127 @@
+"""FL source of functions that show a value as OCaml's toplevel does (`[1; 2; 3]`, `Some (-1)`,
+`{contents = 3}`, `<fun>`), generated from the value's type.
+
+The printers are FL code, not Python reading an interpreter's values, so that every level
+(the AST, CPS and SSA interpreters, native code) shows a value the same way, and `:run` can
+compare them. Each printer is a function `bool -> t -> string`; the flag asks for parentheses
+around a value that needs them as a constructor's argument (`Some (Some 1)`, `Some (-1)`).
+"""
+
+from __future__ import annotations
+
+from cpsc.types.datatypes import DataType, DataTypes
+from cpsc.types.types import TCon, TVar, Type, resolve, show
+
+PREFIX = "cpsc__show"
+
+# Printers of the base types, declared once before the generated ones.
+BASE_PRINTERS = f"""
+let {PREFIX}_paren p s = if p then "(" ^ s ^ ")" else s
+let {PREFIX}_int p n = if n < 0 then {PREFIX}_paren p (string_of_int n) else string_of_int n
+let {PREFIX}_float p f =
+  let s =
+    if f <> f then "nan"
+    else if f = 1. /. 0. then "infinity"
+    else if f = -1. /. 0. then "neg_infinity"
+    else
+      let s12 = Printf.sprintf "%.12g" f in
+      if float_of_string s12 = f then s12
+      else
+        let s15 = Printf.sprintf "%.15g" f in
+        if float_of_string s15 = f then s15 else Printf.sprintf "%.18g" f in
+  let rec plain i =
+    i >= String.length s || (match s.[i] with '.' | 'e' | 'n' | 'i' -> false | _ -> plain (i + 1)) in
+  let s = if plain 0 then s ^ "." else s in
+  if s.[0] = '-' then {PREFIX}_paren p s else s
+let {PREFIX}_items show l = String.concat "; " (List.map (show false) l)
+"""
+
+_SIMPLE = {
+    "int": f"{PREFIX}_int",
+    "float": f"{PREFIX}_float",
+    "bool": "(fun _ b -> string_of_bool b)",
+    "char": '(fun _ c -> Printf.sprintf "%C" c)',
+    "string": '(fun _ s -> Printf.sprintf "%S" s)',
+    "unit": '(fun _ () -> "()")',
+    "->": '(fun _ _ -> "<fun>")',
+    "exn": '(fun _ _ -> "<exn>")',  # FL has no Printexc.to_string to show one with
+}
+
+
+class ValuePrinters:
+    """Printers for the types asked for, as FL expressions; `declarations()` is the FL source of
+    the named (recursive) printers they use, to put before them."""
+
+    def __init__(self, datatypes: DataTypes) -> None:
+        self.datatypes = datatypes
+        self.named: dict[str, str] = {}  # shown type -> printer name
+        self.bodies: list[str] = []
+
+    def printer(self, t: Type) -> str:
+        t = resolve(t)
+        if isinstance(t, TVar):
+            return '(fun _ _ -> "<poly>")'
+        if t.name in _SIMPLE:
+            return _SIMPLE[t.name]
+        key = show(t)
+        if key not in self.named:
+            self.named[key] = f"{PREFIX}_{len(self.named)}"
+            self.bodies.append(f"{self.named[key]} p v = {self._body(t)}")
+        return self.named[key]
+
+    def declarations(self) -> str:
+        return ("let rec " + "\nand ".join(self.bodies) + "\n") if self.bodies else ""
+
+    def _body(self, t: TCon) -> str:
+        if t.name == "*":
+            names = [f"x{i}" for i in range(len(t.args))]
+            shown = ' ^ ", " ^ '.join(f"{self.printer(a)} false {n}" for a, n in zip(t.args, names))
+            return f'let ({", ".join(names)}) = v in "(" ^ {shown} ^ ")"'
+        if t.name == "list":
+            return f'"[" ^ {PREFIX}_items {self.printer(t.args[0])} v ^ "]"'
+        if t.name == "array":
+            return f'"[|" ^ {PREFIX}_items {self.printer(t.args[0])} (Array.to_list v) ^ "|]"'
+        datatype = self.datatypes.types.get(t.name)
+        if datatype is None or not _printable(datatype):
+            return '"<abstr>"'
+        substitution = dict(zip(datatype.params, t.args))
+        if datatype.is_record:
+            fields = [(f.name, self.printer(_instance(f.type, substitution))) for f in datatype.fields]
+            pattern = "; ".join(f"{name} = x{i}" for i, (name, _) in enumerate(fields))
+            shown = ' ^ "; " ^ '.join(f'"{name} = " ^ {p} false x{i}' for i, (name, p) in enumerate(fields))
+            return f'match v with {{{pattern}}} -> "{{" ^ {shown} ^ "}}"'
+        return "match v with " + " | ".join(self._case(c.name, [_instance(a, substitution) for a in c.args],
+                                                        _qualifier(datatype.name))
+                                            for c in datatype.constructors)
+
+    def _case(self, name: str, args: list[Type], qualifier: str) -> str:
+        constructor = qualifier + name
+        if not args:
+            return f'{constructor} -> "{name}"'
+        names = [f"x{i}" for i in range(len(args))]
+        if len(args) == 1:
+            return f'{constructor} x0 -> {PREFIX}_paren p ("{name} " ^ {self.printer(args[0])} true x0)'
+        shown = ' ^ ", " ^ '.join(f"{self.printer(a)} false {n}" for a, n in zip(args, names))
+        return f'{constructor} ({", ".join(names)}) -> {PREFIX}_paren p ("{name} (" ^ {shown} ^ ")")'
+
+
+def _printable(datatype: DataType) -> bool:
+    """Types whose constructors or fields the program can name: the user's own, and the
+    prelude's that OCaml shows (the others, as Hashtbl's, are abstract)."""
+    return not datatype.name.startswith(("fl_", "Fl_")) and datatype.name not in ("out_channel",)
+
+
+def _qualifier(type_name: str) -> str:
+    """`M.` for a type declared in module M (constructors are named through it)."""
+    head, _, _ = type_name.split("/")[0].rpartition(".")
+    return head + "." if head else ""
+
+
+def _instance(t: Type, substitution: dict[str, Type]) -> Type:
+    """A constructor's or field's type (in terms of the type's parameters `'a`) at `t`'s arguments."""
+    t = resolve(t)
+    if isinstance(t, TVar):
+        return t
+    if t.name in substitution and not t.args:
+        return substitution[t.name]
+    return TCon(t.name, tuple(_instance(a, substitution) for a in t.args))

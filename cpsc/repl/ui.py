@@ -1,0 +1,132 @@
+"""`cpsc repl`: the toplevel's terminal side. prompt_toolkit gives line editing, a history
+kept across sessions (in cpsc's cache folder), multi-line input (a phrase ends with `;;`) and
+tab completion of commands, pass names, function names and files. Without a terminal (input
+from a pipe), lines are read plainly, so a session can be scripted."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+
+from cpsc.repl.commands import COMMANDS, Quit, execute
+from cpsc.repl.session import Session, SessionError
+
+BANNER = "cpsc toplevel: FL phrases end with ;;  (:help for commands, :quit or Ctrl-D to leave)\n"
+
+
+def _complete_end(text: str) -> bool:
+    """A phrase is complete when it ends with `;;` (outside a string or a comment, roughly:
+    what OCaml's toplevel looks for too)."""
+    return text.rstrip().endswith(";;")
+
+
+def _inputs(read: Iterator[str]) -> Iterator[str]:
+    """Whole inputs (a `:command` line, or the lines of a phrase up to `;;`) from lines."""
+    pending: list[str] = []
+    for line in read:
+        if not pending and line.strip().startswith(":"):
+            yield line
+            continue
+        if not pending and not line.strip():
+            continue
+        pending.append(line)
+        if _complete_end(line):
+            yield "\n".join(pending)
+            pending = []
+    if pending:
+        yield "\n".join(pending)
+
+
+def respond(session: Session, text: str) -> str:
+    """What the toplevel prints for one input; raises `Quit`."""
+    try:
+        if text.strip().startswith(":"):
+            return execute(session, text)
+        return session.phrase(text)
+    except SessionError as error:
+        message = str(error)
+        return message if message.endswith("\n") else message + "\n"
+
+
+def _completer(session: Session):  # type: ignore[no-untyped-def]
+    from prompt_toolkit.completion import Completer, Completion, PathCompleter
+
+    from cpsc.opt.pipeline import PASSES
+
+    files = PathCompleter(expanduser=True)
+
+    class ToplevelCompleter(Completer):
+        def get_completions(self, document, complete_event) -> Iterable[Completion]:  # type: ignore[no-untyped-def]
+            text = document.text_before_cursor
+            if not text.startswith(":"):
+                word = document.get_word_before_cursor(WORD=True)
+                yield from _matching(word, session.function_names())
+                return
+            words = text[1:].split(" ")
+            if len(words) == 1:
+                yield from _matching(words[0], list(COMMANDS))
+                return
+            command = COMMANDS.get(words[0])
+            if command is None:
+                return
+            kind = command.completes if len(words) == 2 else ("function" if words[0] == "pass" else "")
+            if kind == "file":
+                from prompt_toolkit.document import Document
+
+                yield from files.get_completions(Document(words[-1]), complete_event)
+            elif kind == "pass":
+                yield from _matching(words[-1], sorted(PASSES))
+            elif kind == "function":
+                yield from _matching(words[-1], session.function_names())
+
+    return ToplevelCompleter()
+
+
+def _matching(word: str, names: list[str]) -> Iterator:  # type: ignore[type-arg]
+    from prompt_toolkit.completion import Completion
+
+    for name in names:
+        if name.startswith(word):
+            yield Completion(name, start_position=-len(word))
+
+
+def _terminal_lines(session: Session) -> Iterator[str]:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    from cpsc.cache import cache_dir
+
+    prompt: PromptSession[str] = PromptSession(history=FileHistory(str(cache_dir() / "repl_history")),
+                                               completer=_completer(session), complete_while_typing=False)
+    continuing = False
+    while True:
+        try:
+            line = prompt.prompt("  " if continuing else "# ")
+        except KeyboardInterrupt:
+            continuing = False
+            continue
+        except EOFError:
+            return
+        yield line
+        stripped = line.strip()
+        continuing = (continuing or not stripped.startswith(":")) and bool(stripped) and not _complete_end(line)
+
+
+def _plain_lines() -> Iterator[str]:
+    for line in sys.stdin:
+        yield line.rstrip("\n")
+
+
+def main() -> int:
+    session = Session()
+    interactive = sys.stdin.isatty()
+    if interactive:
+        sys.stdout.write(BANNER)
+    lines = _terminal_lines(session) if interactive else _plain_lines()
+    for text in _inputs(lines):
+        try:
+            sys.stdout.write(respond(session, text))
+        except Quit:
+            break
+        sys.stdout.flush()
+    return 0
