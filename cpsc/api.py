@@ -111,9 +111,9 @@ class Program:
             from cpsc.ssa.interp import run_ssa
 
             return run_ssa(module, stdin=stdin)
-        from cpsc.repl.session import _run_native
+        from cpsc.llvm.jit import run_jit_in_child
 
-        return _run_native(driver.to_llvm(module))
+        return run_jit_in_child(driver.to_llvm(module), 2)
 
     def count(self) -> Counter[str]:
         """The CPS interpreter's dynamic counts (values, calls, closure calls, allocations, jumps)."""

@@ -9,10 +9,29 @@ exactly as the executable would.
 from __future__ import annotations
 
 import ctypes
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import llvmlite.binding as llvm
 
 from cpsc.llvm.backend import optimize, runtime_library, target_machine
+from cpsc.syntax.values import Outcome
+
+
+def run_jit_in_child(llvm_ir: str, opt: int) -> Outcome:
+    """Run `llvm_ir` with the JIT in a child Python process, capturing what it prints: an
+    `exit` or a crash ends the child, not the caller (the REPL's `:run`, the API's `run`)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "program.ll"
+        path.write_text(llvm_ir)
+        root = str(Path(__file__).resolve().parents[2])  # cpsc importable even if not installed
+        paths = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+        done = subprocess.run([sys.executable, "-m", "cpsc.llvm.jit", str(path), str(opt)], capture_output=True,
+                              stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": paths})
+    return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
 
 def run_jit(llvm_ir: str, opt: int) -> int:
@@ -29,8 +48,5 @@ def run_jit(llvm_ir: str, opt: int) -> int:
     return int(runtime.fl_run(ctypes.c_void_p(entry)))
 
 
-if __name__ == "__main__":  # `python -m cpsc.llvm.jit FILE.ll OPT`: the REPL's `:run` in a child process
-    import sys
-    from pathlib import Path
-
+if __name__ == "__main__":  # `python -m cpsc.llvm.jit FILE.ll OPT`: see `run_jit_in_child`
     raise SystemExit(run_jit(Path(sys.argv[1]).read_text(), int(sys.argv[2])))

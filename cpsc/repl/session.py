@@ -17,14 +17,12 @@ Persistent maps make a version cheap: it shares everything a step did not change
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cpsc import driver
@@ -32,6 +30,7 @@ from cpsc.cps import ir
 from cpsc.cps.convert import cps_convert
 from cpsc.cps.printer import print_function, print_program
 from cpsc.cps.verify import VerifyError, verify
+from cpsc.llvm.jit import run_jit_in_child
 from cpsc.mono.mono import monomorphise
 from cpsc.opt.context import PassContext
 from cpsc.opt.inline import NotInlinable, call_sites, inline_call_site
@@ -75,7 +74,6 @@ class Version:
     label: str
     declarations: int  # how many of the session's declarations its base was built from
     steps: tuple[Step, ...] = ()
-    remarks: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -96,6 +94,7 @@ class Session:
         self.versions: list[Version] = []
         self.current = -1
         self._base_printers = self._parse(BASE_PRINTERS, "<repl>")
+        self._marker = self._parse(f"let () = print_string {_fl_string(MARKER)}", "<repl>")
 
     # ------------------------------------------------------------ phrases
     def phrase(self, text: str) -> str:
@@ -172,10 +171,8 @@ class Session:
         """Run the session with `phrase` after it; only what the phrase prints is kept."""
         from cpsc.syntax.interp import run_ast
 
-        marker = self._parse(f"let () = print_string {_fl_string(MARKER)}", "<repl>")
-        program = self._front_end(self._base_printers + self.declarations + marker + phrase, file)
-        outcome = run_ast(program, stdin="")
-        return replace(outcome, stdout=outcome.stdout.partition(MARKER)[2])
+        program = self._front_end(self._base_printers + self.declarations + self._marker + phrase, file)
+        return _after_marker(run_ast(program, stdin=""))
 
     def _front_end(self, declarations: list[ast.Declaration], file: str | None = None,
                    keep: bool = False) -> ast.Program:
@@ -216,8 +213,7 @@ class Session:
             verify(program)
         except VerifyError as error:
             raise SessionError(f"{step} would leave a program the verifier rejects: {error}") from None
-        remarks = tuple(str(r) for r in context.remarks)
-        self._add(Version(program, str(step), self.version.declarations, self.version.steps + (step,), remarks))
+        self._add(Version(program, str(step), self.version.declarations, self.version.steps + (step,)))
         return f"version {self.current}: {step}\n"
 
     def _apply(self, program: ir.Program, step: Step, context: PassContext) -> ir.Program:
@@ -380,9 +376,8 @@ class Session:
         declarations = self.declarations[:self.version.declarations]
         expression = self._parse(f"let cpsc__it = ({text})", file)
         checked = self._check(declarations + expression)
-        marker = self._parse(f"let () = print_string {_fl_string(MARKER)}", "<repl>")
         shown = self._parse(self._report(expression[0], checked, file), "<repl>")
-        program = cps_convert(self._front_end(self._base_printers + declarations + marker + expression + shown,
+        program = cps_convert(self._front_end(self._base_printers + declarations + self._marker + expression + shown,
                                               file, keep=True))
         for step in self.version.steps:
             program = self._apply(program, step, PassContext())
@@ -395,7 +390,7 @@ class Session:
 
         program = self._with_expression(text)
         interpreted = _after_marker(run_cps(program, stdin=""))
-        native = _after_marker(_run_native(driver.to_llvm(driver.to_ssa_module(program))))
+        native = _after_marker(run_jit_in_child(driver.to_llvm(driver.to_ssa_module(program)), 2))
         if interpreted == native:
             return outcome_text(interpreted) + "(interpreted and native agree)\n"
         return ("interpreted:\n" + outcome_text(interpreted) + "native:\n" + outcome_text(native)
@@ -475,21 +470,6 @@ def _llvm_function(text: str, function: str) -> str | None:
     symbol = re.escape(f"fl.{function}")
     match = re.search(rf'^define [^\n]*@"?{symbol}"?\(.*?^}}\n', text, re.M | re.S)
     return match.group(0) if match else None
-
-
-def _run_native(llvm_ir: str) -> Outcome:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "program.ll"
-        path.write_text(llvm_ir)
-        done = subprocess.run([sys.executable, "-m", "cpsc.llvm.jit", str(path), "2"], capture_output=True,
-                              stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": _package_root()})
-    return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
-
-
-def _package_root() -> str:
-    root = str(Path(__file__).resolve().parents[2])
-    existing = os.environ.get("PYTHONPATH")
-    return root + (os.pathsep + existing if existing else "")
 
 
 def _after_marker(outcome: Outcome) -> Outcome:

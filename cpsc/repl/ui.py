@@ -46,6 +46,8 @@ def respond(session: Session, text: str) -> str:
     except SessionError as error:
         message = str(error)
         return message if message.endswith("\n") else message + "\n"
+    except RecursionError:
+        return "error: this input is nested too deeply for the toplevel (cpsc build gives its location)\n"
 
 
 def _completer(session: Session):  # type: ignore[no-untyped-def]
