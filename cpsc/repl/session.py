@@ -3,9 +3,10 @@ program's CPS IR that transformations (inlining one call site, a pass, a pipelin
 
 Phrases. The session keeps the declarations accepted so far. A new phrase is type-checked
 after them and the whole is run by the reference (AST) interpreter, followed by printers of the
-phrase's values (FL code from `cpsc.repl.show`); what the earlier phrases print again is cut
-off at a marker. A phrase that raises or exits is reported and not kept. (Running everything
-again keeps each phrase's effects, refs included, with no interpreter state to save.)
+phrase's values (FL code from `cpsc.repl.show`). Earlier phrases are not evaluated again: their
+top-level bindings keep the values they were given (`cpsc.repl.toplevel`). A phrase that raises
+or exits is reported and its declarations are not kept; what it did to existing refs and
+arrays stays done, as in OCaml's toplevel.
 
 Versions. Each accepted declaration makes a new base version: the session's CPS at -O0, with
 every monomorphic top-level function kept even if unused. Each transformation makes a new
@@ -35,14 +36,22 @@ from cpsc.mono.mono import monomorphise
 from cpsc.opt.context import PassContext
 from cpsc.opt.inline import NotInlinable, call_sites, inline_call_site
 from cpsc.opt.pipeline import LEVELS, PASSES, run_pipeline
-from cpsc.repl.show import BASE_PRINTERS, ValuePrinters
+from cpsc.repl.show import (
+    BASE_PRINTERS,
+    PREFIX,
+    ValuePrinters,
+    exception_declaration,
+    module_signature,
+    type_declaration,
+)
+from cpsc.repl.toplevel import Toplevel
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, SourceFiles, render
 from cpsc.syntax.parser import parse_module
 from cpsc.syntax.values import Outcome
 from cpsc.types.infer import Typing, infer_module
 from cpsc.types.prelude import PRELUDE_FILE, checked_prelude, prelude_modules
-from cpsc.types.types import Type, show
+from cpsc.types.types import TVar, Type, resolve, show
 
 MARKER = "\x02cpsc-repl\x03"
 UNIT_FILE = "toplevel.fl"
@@ -87,32 +96,92 @@ class Checked:
 
 class Session:
     def __init__(self) -> None:
-        self.declarations: list[ast.Declaration] = []
+        self.declarations: list[ast.Declaration] = []  # the user's, accepted so far
+        self.code: list[ast.Declaration] = []  # the same with the session's own code among them
         self.sources = SourceFiles()
         self.sources.add(PRELUDE_FILE, "")
         self.phrases = 0
+        self.toplevel = Toplevel()
+        self.weak_variables = 0
         self.versions: list[Version] = []
         self.current = -1
         self._base_printers = self._parse(BASE_PRINTERS, "<repl>")
-        self._marker = self._parse(f"let () = print_string {_fl_string(MARKER)}", "<repl>")
+        self._marker = self._parse(f"let () = print_string {_fl_string(MARKER)}; prerr_string {_fl_string(MARKER)}",
+                                   "<repl>")
 
     # ------------------------------------------------------------ phrases
     def phrase(self, text: str) -> str:
         """Evaluate FL input (declarations and expressions, `;;`-separated): what it prints,
-        then `val x : t = v` for each name it binds and `- : t = v` for each expression."""
+        then what OCaml's toplevel says of each declaration (`val x : t = v`, `- : t = v`,
+        `type ...`, `module M : sig ... end`), or `Exception: E.` if it raises."""
         self.phrases += 1
         file = f"[{self.phrases}]"
+        weak_variables = self.weak_variables
         declarations = tuple(_name_expressions(self._parse(text, file), self.phrases))
         checked = self._check(self.declarations + list(declarations))
+        kept = self._with_exception_printers(declarations, checked)
+        own = {id(d) for d in declarations}
         shown: list[ast.Declaration] = []
-        for index, declaration in enumerate(declarations):
-            shown.append(declaration)
-            shown.extend(self._parse(self._report(declaration, checked, f"{file}{index}"), "<repl>"))
-        outcome = self._run(list(shown), file)
+        for declaration, report in zip(kept, self._reports(kept, checked)):
+            shown.append(_guarded(declaration) if id(declaration) in own else declaration)
+            if report:
+                shown.extend(self._parse(report, "<repl>"))
+        outcome = self._run(shown, file)
         if outcome.status == 0:
             self.declarations.extend(declarations)
+            self.code.extend(kept)
             self._new_base(text)
+        else:
+            self.weak_variables = weak_variables  # OCaml numbers those it has shown
         return outcome_text(outcome)
+
+    def _with_exception_printers(self, declarations: tuple[ast.Declaration, ...],
+                                 checked: Checked) -> list[ast.Declaration]:
+        """The phrase's declarations, each exception followed by the FL that teaches the
+        value printers to show it (kept with the session, so that later phrases can)."""
+        exceptions = [d for d in declarations if isinstance(d, ast.ExceptionDecl)]
+        if not exceptions:
+            return list(declarations)
+        # The phrase is checked last, so its exceptions are the last constructors of `exn`.
+        constructors = checked.datatypes.types["exn"].constructors[-len(exceptions):]  # type: ignore[attr-defined]
+        hooks = {id(d): c.args for d, c in zip(exceptions, constructors)}
+        out: list[ast.Declaration] = []
+        for d in declarations:
+            out.append(d)
+            if isinstance(d, ast.ExceptionDecl):
+                printers = ValuePrinters(checked.datatypes)  # type: ignore[arg-type]
+                name = f"{d.module}.{d.name}" if d.module else d.name
+                hook = printers.exception_hook(name, hooks[id(d)])
+                out.extend(self._parse(printers.declarations() + hook, "<repl>"))
+        return out
+
+    def _reports(self, declarations: list[ast.Declaration], checked: Checked) -> list[str]:
+        """For each declaration, FL source that prints what OCaml's toplevel says after it; the
+        members of a module are summed up once, after its last one, as its signature."""
+        reports: list[str] = []
+        members: list[str] = []
+        for index, declaration in enumerate(declarations):
+            module = _module_of(declaration)
+            if module is None:
+                reports.append(self._report(declaration, checked))
+                continue
+            members.extend(self._signature_items(declaration, checked))
+            if _continues(declarations[index + 1:], module):
+                reports.append("")
+            else:
+                reports.append(_print_line(module_signature(module, members)))
+                members = []
+        return reports
+
+    def _signature_items(self, declaration: ast.Declaration, checked: Checked) -> list[str]:
+        if isinstance(declaration, ast.TypeDecl):
+            return [type_declaration(declaration, "    ")]
+        if isinstance(declaration, ast.ExceptionDecl):
+            return [exception_declaration(declaration)]
+        if isinstance(declaration, ast.LetDecl):
+            return [f"val {var.name.rpartition('.')[2]} : {self._show(checked, var)}"
+                    for var in _bound_vars(declaration)]
+        return []
 
     def load(self, path: str) -> str:
         try:
@@ -142,11 +211,13 @@ class Session:
             raise SessionError(render(error, self.sources)) from None
         return Checked(tuple(declarations), typing, datatypes)
 
-    def _report(self, declaration: ast.Declaration, checked: Checked, tag: str) -> str:
+    def _report(self, declaration: ast.Declaration, checked: Checked) -> str:
         """FL source that prints what OCaml's toplevel says after `declaration`."""
-        if isinstance(declaration, (ast.TypeDecl, ast.ExceptionDecl)):
-            return f"let () = print_string {_fl_string(self._source(declaration.span) + chr(10))}\n"
-        if not isinstance(declaration, ast.LetDecl):
+        if isinstance(declaration, ast.TypeDecl):
+            return _print_line(type_declaration(declaration))
+        if isinstance(declaration, ast.ExceptionDecl):
+            return _print_line(exception_declaration(declaration))
+        if not isinstance(declaration, ast.LetDecl) or _is_session_code(declaration):
             return ""
         printers = ValuePrinters(checked.datatypes)  # type: ignore[arg-type]
         lines = []
@@ -155,24 +226,28 @@ class Session:
                 t = _scheme_type(checked.typing, var)
                 head = "- " if var.name.startswith("cpsc__it") else f"val {var.name} "
                 value = f"{printers.printer(t)} false {var.name}"
-                lines.append(f"print_string ({_fl_string(f'{head}: {show(t)} = ')} ^ {value} ^ \"\\n\")")
+                lines.append(f"print_string ({_fl_string(f'{head}: {self._show(checked, var)} = ')} ^ {value} ^ "
+                             '"\\n")')
         if not lines:
             return ""
         return printers.declarations() + "let () = " + "; ".join(lines) + "\n"
 
-    def _source(self, span: object) -> str:
-        text = self.sources.text(span.file)  # type: ignore[attr-defined]  # a Span
-        lines = text.split("\n")[span.line - 1:span.end_line]  # type: ignore[attr-defined]
-        lines[-1] = lines[-1][:span.end_col - 1]  # type: ignore[attr-defined]
-        lines[0] = lines[0][span.col - 1:]  # type: ignore[attr-defined]
-        return " ".join(" ".join(lines).split())
+    def _show(self, checked: Checked, var: ast.PVar) -> str:
+        """The type of a bound variable as OCaml shows it: a type variable that was not
+        generalised (the value restriction) is weak, `'_weak1`."""
+        scheme = checked.typing.schemes.get(id(var))
+        quantified = {v.id for v in scheme.quantified} if scheme is not None else set()
+        names: dict[int, str] = {}
+        for v in _type_variables(_scheme_type(checked.typing, var)):
+            if v.id not in quantified and v.id not in names:
+                self.weak_variables += 1
+                names[v.id] = f"'_weak{self.weak_variables}"
+        return show(_scheme_type(checked.typing, var), names)
 
     def _run(self, phrase: list[ast.Declaration], file: str) -> Outcome:
         """Run the session with `phrase` after it; only what the phrase prints is kept."""
-        from cpsc.syntax.interp import run_ast
-
-        program = self._front_end(self._base_printers + self.declarations + self._marker + phrase, file)
-        return _after_marker(run_ast(program, stdin=""))
+        program = self._front_end(self._base_printers + self.code + self._marker + phrase, file)
+        return _after_marker(self.toplevel.run(program, file))
 
     def _front_end(self, declarations: list[ast.Declaration], file: str | None = None,
                    keep: bool = False) -> ast.Program:
@@ -376,7 +451,7 @@ class Session:
         declarations = self.declarations[:self.version.declarations]
         expression = self._parse(f"let cpsc__it = ({text})", file)
         checked = self._check(declarations + expression)
-        shown = self._parse(self._report(expression[0], checked, file), "<repl>")
+        shown = self._parse(self._report(expression[0], checked), "<repl>")
         program = cps_convert(self._front_end(self._base_printers + declarations + self._marker + expression + shown,
                                               file, keep=True))
         for step in self.version.steps:
@@ -447,6 +522,19 @@ def _scheme_type(typing: Typing, var: ast.PVar) -> Type:
     return scheme.type if scheme is not None else typing.types[id(var)]
 
 
+def _type_variables(t: Type) -> list[TVar]:
+    """The type variables of `t`, left to right."""
+    found: list[TVar] = []
+    stack = [t]
+    while stack:
+        t = resolve(stack.pop())
+        if isinstance(t, TVar):
+            found.append(t)
+        else:
+            stack.extend(reversed(t.args))
+    return found
+
+
 def _fl_string(text: str) -> str:
     return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\{ord(c):03d}" for c in text) + '"'
 
@@ -473,17 +561,79 @@ def _llvm_function(text: str, function: str) -> str | None:
 
 
 def _after_marker(outcome: Outcome) -> Outcome:
-    return replace(outcome, stdout=outcome.stdout.partition(MARKER)[2])
+    return replace(outcome, stdout=outcome.stdout.partition(MARKER)[2], stderr=outcome.stderr.partition(MARKER)[2])
 
 
 def outcome_text(outcome: Outcome) -> str:
-    """What a phrase printed, then how it ended if not normally, as OCaml's toplevel says it."""
+    """What a phrase printed, then how it ended if not normally, as OCaml's toplevel says it.
+    Its stderr comes first when it ends normally: the toplevel's stdout is buffered until the
+    end of the phrase, its stderr is not."""
     text = outcome.stdout
-    if text and not text.endswith("\n") and outcome.status != 0:
-        text += "\n"
     if outcome.status == 0:
-        return text
+        return outcome.stderr + text
     fatal = "Fatal error: exception "
-    if outcome.stderr.startswith(fatal):
+    if outcome.stderr.startswith(fatal):  # raised where no guard was (`:run`, `:count`)
         return text + f"Exception: {outcome.stderr[len(fatal):].strip()}.\n"
+    if outcome.status == 2 and "Exception: " in outcome.stderr:
+        return text + outcome.stderr  # as OCaml's toplevel: right after what the phrase printed
+    if text and not text.endswith("\n"):
+        text += "\n"
     return text + outcome.stderr + f"(the phrase exited with status {outcome.status}; the session goes on)\n"
+
+
+def _print_line(text: str) -> str:
+    return f"let () = print_string {_fl_string(text + chr(10))}\n"
+
+
+def _module_of(declaration: ast.Declaration) -> str | None:
+    """The module a (flattened) declaration came from, if any."""
+    if isinstance(declaration, (ast.TypeDecl, ast.ExceptionDecl)):
+        return declaration.module
+    if isinstance(declaration, ast.LetDecl):
+        modules = {v.name.rpartition(".")[0] for v in _bound_vars(declaration)}
+        if len(modules) == 1 and "" not in modules:
+            return modules.pop()
+    return None
+
+
+def _continues(following: list[ast.Declaration], module: str) -> bool:
+    """Whether the module's members go on after declarations that name nothing (a module's
+    `let () = ...`) or the session's own code."""
+    for d in following:
+        if _module_of(d) == module:
+            return True
+        if not (isinstance(d, ast.LetDecl) and (not _bound_vars(d) or _is_session_code(d))):
+            return False
+    return False
+
+
+def _is_session_code(declaration: ast.LetDecl) -> bool:
+    """The REPL's own declarations (value printers, exception printers)."""
+    return declaration.span.file == "<repl>"
+
+
+def _guarded(declaration: ast.Declaration) -> ast.Declaration:
+    """`let x = e` as `let x = cpsc__show_guard (fun () -> e)` when `e` may raise, so that an
+    escaping exception is reported as the toplevel reports it. Values (which cannot raise) are
+    left alone: they stay polymorphic."""
+    if not isinstance(declaration, ast.LetDecl) or declaration.is_rec:
+        return declaration
+    bindings = []
+    for b in declaration.bindings:
+        if not _is_syntactic_value(b.value):
+            guard = ast.Var(f"{PREFIX}_guard", b.value.span)
+            b = replace(b, value=ast.App(guard, ast.Fun(ast.PUnit(b.value.span), b.value, b.value.span), b.value.span))
+        bindings.append(b)
+    return replace(declaration, bindings=tuple(bindings))
+
+
+def _is_syntactic_value(e: ast.Expr) -> bool:
+    if isinstance(e, (ast.Const, ast.Var, ast.Fun)):
+        return True
+    if isinstance(e, ast.Annot):
+        return _is_syntactic_value(e.expr)
+    if isinstance(e, ast.Tuple):
+        return all(_is_syntactic_value(i) for i in e.items)
+    if isinstance(e, ast.Construct):
+        return all(_is_syntactic_value(a) for a in e.args)
+    return False

@@ -9,7 +9,8 @@ around a value that needs them as a constructor's argument (`Some (Some 1)`, `So
 
 from __future__ import annotations
 
-from cpsc.types.datatypes import DataType, DataTypes
+from cpsc.syntax import ast
+from cpsc.types.datatypes import DataType, DataTypes, display_name
 from cpsc.types.types import TCon, TVar, Type, resolve, show
 
 PREFIX = "cpsc__show"
@@ -34,6 +35,21 @@ let {PREFIX}_float p f =
   let s = if plain 0 then s ^ "." else s in
   if s.[0] = '-' then {PREFIX}_paren p s else s
 let {PREFIX}_items show l = String.concat "; " (List.map (show false) l)
+let {PREFIX}_exn_hook = ref (fun (_ : bool) (_ : exn) -> "<exn>")
+let {PREFIX}_exn p e =
+  match e with
+  | Failure s -> {PREFIX}_paren p ("Failure " ^ Printf.sprintf "%S" s)
+  | Invalid_argument s -> {PREFIX}_paren p ("Invalid_argument " ^ Printf.sprintf "%S" s)
+  | Not_found -> "Not_found"
+  | Division_by_zero -> "Division_by_zero"
+  | End_of_file -> "End_of_file"
+  | Exit -> "Stdlib.Exit"
+  | Stack_overflow -> "Stack_overflow"
+  | Match_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "Match_failure (%S, %d, %d)" f l c)
+  | Assert_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "Assert_failure (%S, %d, %d)" f l c)
+  | _ -> !{PREFIX}_exn_hook p e
+let {PREFIX}_guard f =
+  try f () with e -> (prerr_string ("Exception: " ^ {PREFIX}_exn false e ^ ".\n"); exit 2)
 """
 
 _SIMPLE = {
@@ -44,7 +60,7 @@ _SIMPLE = {
     "string": '(fun _ s -> Printf.sprintf "%S" s)',
     "unit": '(fun _ () -> "()")',
     "->": '(fun _ _ -> "<fun>")',
-    "exn": '(fun _ _ -> "<exn>")',  # FL has no Printexc.to_string to show one with
+    "exn": f"{PREFIX}_exn",
 }
 
 
@@ -68,6 +84,14 @@ class ValuePrinters:
             self.named[key] = f"{PREFIX}_{len(self.named)}"
             self.bodies.append(f"{self.named[key]} p v = {self._body(t)}")
         return self.named[key]
+
+    def exception_hook(self, constructor: str, args: tuple[Type, ...]) -> str:
+        """FL that teaches the exn printer the exception `constructor` just declared (its
+        source name, `M.E` in a module): the exn type is open, so each declaration adds a case
+        in front of the printer it had."""
+        case = self._case(constructor, list(args), "")
+        return (f"let () = let {PREFIX}_before = !{PREFIX}_exn_hook in {PREFIX}_exn_hook := "
+                f"(fun p v -> match v with {case} | _ -> {PREFIX}_before p v)\n")
 
     def declarations(self) -> str:
         return ("let rec " + "\nand ".join(self.bodies) + "\n") if self.bodies else ""
@@ -125,3 +149,68 @@ def _instance(t: Type, substitution: dict[str, Type]) -> Type:
     if t.name in substitution and not t.args:
         return substitution[t.name]
     return TCon(t.name, tuple(_instance(a, substitution) for a in t.args))
+
+
+# ---------------------------------------------------------------------- declarations as OCaml shows them
+
+MARGIN = 80
+
+
+def type_expr(t: ast.TypeExpr, precedence: int = 0) -> str:
+    """A type expression in OCaml's notation: `int list`, `(int, string) assoc`, `int -> int`."""
+    if isinstance(t, ast.TyVar):
+        return t.name
+    if isinstance(t, ast.TyArrow):
+        text = f"{type_expr(t.param, 1)} -> {type_expr(t.result, 0)}"
+        return f"({text})" if precedence > 0 else text
+    if isinstance(t, ast.TyTuple):
+        text = " * ".join(type_expr(item, 2) for item in t.items)
+        return f"({text})" if precedence > 1 else text
+    return _applied([type_expr(a, 2 if len(t.args) == 1 else 0) for a in t.args], display_name(t.name))
+
+
+def _applied(args: list[str], name: str) -> str:
+    if not args:
+        return name
+    return f"{args[0]} {name}" if len(args) == 1 else f"({', '.join(args)}) {name}"
+
+
+def _constructor(c: ast.ConstructorDecl) -> str:
+    return c.name + (" of " + " * ".join(type_expr(a, 2) for a in c.args) if c.args else "")
+
+
+def _type_definition(keyword: str, d: ast.TypeDef, indent: str) -> str:
+    head = f"{keyword} {_applied(list(d.params), d.name)}"
+    if d.abbreviation is not None:
+        return f"{head} = {type_expr(d.abbreviation)}"
+    if d.fields:
+        fields = [("mutable " if f.mutable else "") + f"{f.name} : {type_expr(f.type)};" for f in d.fields]
+        line = f"{head} = {{ {' '.join(fields)} }}"
+        if len(indent) + len(line) <= MARGIN:
+            return line
+        return f"{head} = {{\n" + "".join(f"{indent}  {f}\n" for f in fields) + f"{indent}}}"
+    line = f"{head} = " + " | ".join(_constructor(c) for c in d.constructors)
+    if len(indent) + len(line) <= MARGIN:
+        return line
+    first, *rest = d.constructors
+    return (f"{head} =\n{indent}    {_constructor(first)}"
+            + "".join(f"\n{indent}  | {_constructor(c)}" for c in rest))
+
+
+def type_declaration(decl: ast.TypeDecl, indent: str = "") -> str:
+    """`type t = A | B` (then `and u = ...` on lines of their own), broken as OCaml's
+    toplevel breaks a declaration longer than its margin."""
+    return f"\n{indent}".join(_type_definition("type" if i == 0 else "and", d, indent)
+                              for i, d in enumerate(decl.definitions))
+
+
+def exception_declaration(decl: ast.ExceptionDecl) -> str:
+    return "exception " + _constructor(ast.ConstructorDecl(decl.name, decl.args, decl.span))
+
+
+def module_signature(name: str, items: list[str]) -> str:
+    """`module M : sig val x : int end`, or one item a line when that is too long."""
+    line = f"module {name} : sig {' '.join(items)} end" if items else f"module {name} : sig end"
+    if len(line) <= MARGIN and not any("\n" in item for item in items):
+        return line
+    return f"module {name} :\n  sig\n" + "".join(f"    {item}\n" for item in items) + "  end"

@@ -367,8 +367,11 @@ class TypeDef:
 
 @dataclass(frozen=True)
 class TypeDecl:
+    """`type ... and ...`, declared in `module` (top level: None)."""
+
     definitions: tuple[TypeDef, ...]
     span: Span
+    module: str | None = None
 
 
 @dataclass(frozen=True)

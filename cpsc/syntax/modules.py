@@ -64,7 +64,7 @@ def flatten_module(name: str, declarations: list[ast.Declaration]) -> list[ast.D
     members: set[str] = set()
     out: list[ast.Declaration] = []
     for decl in declarations:
-        if isinstance(decl, ast.ExceptionDecl):
+        if isinstance(decl, (ast.ExceptionDecl, ast.TypeDecl)):
             out.append(replace(decl, module=name))
             continue
         if not isinstance(decl, ast.LetDecl):

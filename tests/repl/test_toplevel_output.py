@@ -1,0 +1,73 @@
+"""What the session says after each phrase is what OCaml's toplevel says: values and their
+types, declarations of types, exceptions and modules, exception values, exceptions that escape
+a phrase, and state that lives from one phrase to the next. Checked against the expected text below and, when `ocaml` is installed,
+against the OCaml toplevel itself on the same phrases."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from cpsc.repl.session import Session
+
+# (phrase, what OCaml 4.13's toplevel prints after it)
+PHRASES = [
+    ("exception E of int * string;;", "exception E of int * string\n"),
+    ("exception F of int;;", "exception F of int\n"),
+    ("module M = struct exception G let x = 1 let f y = y + x type t = A | B end;;",
+     "module M : sig exception G val x : int val f : int -> int type t = A | B end\n"),
+    ("E (1, \"a\");;", "- : exn = E (1, \"a\")\n"),
+    ("[Failure \"x\"; F (-3); M.G; Not_found; Exit];;",
+     "- : exn list = [Failure \"x\"; F (-3); M.G; Not_found; Stdlib.Exit]\n"),
+    ("Some (Invalid_argument \"i\");;", "- : exn option = Some (Invalid_argument \"i\")\n"),
+    ("Match_failure (\"f.ml\", 1, 2);;", "- : exn = Match_failure (\"f.ml\", 1, 2)\n"),
+    ("List.hd [];;", "Exception: Failure \"hd\".\n"),
+    ("let boom = raise (E (2, \"b\"));;", "Exception: E (2, \"b\").\n"),
+    ("raise (F 2);;", "Exception: F 2.\n"),
+    ("1 / 0;;", "Exception: Division_by_zero.\n"),
+    ("print_string \"half\"; raise M.G;;", "halfException: M.G.\n"),
+    ("let (a, b) = (1, [2]);;", "val a : int = 1\nval b : int list = [2]\n"),
+    ("let l = [];;", "val l : 'a list = []\n"),
+    ("type 'a tree = Leaf | Node of 'a tree * 'a * 'a tree and u = int * float;;",
+     "type 'a tree = Leaf | Node of 'a tree * 'a * 'a tree\nand u = int * float\n"),
+    ("type r = {x : int; mutable y : (int -> int)};;", "type r = { x : int; mutable y : int -> int; }\n"),
+    ("type long = Aaaaaaaaaaaaaaaaaaaaaaa of int | Bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb of (int * int) | Ccccccccc;;",
+     "type long =\n    Aaaaaaaaaaaaaaaaaaaaaaa of int\n  | Bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb of (int * int)\n  | Ccccccccc\n"),
+    ("prerr_endline \"to stderr\";;", "to stderr\n- : unit = ()\n"),
+    ("a + List.length b;;", "- : int = 2\n"),
+    # Each phrase runs once: a ref keeps what a failed phrase did to it; a polymorphic function
+    # is used at a new type; a weak type is fixed by a later phrase.
+    ("let r = ref 0;;", "val r : int ref = {contents = 0}\n"),
+    ("incr r; failwith \"later\";;", "Exception: Failure \"later\".\n"),
+    ("!r;;", "- : int = 1\n"),
+    ("let id x = x;;", "val id : 'a -> 'a = <fun>\n"),
+    ("(id 3, id \"s\");;", "- : int * string = (3, \"s\")\n"),
+    ("let cell = ref [];;", "val cell : '_weak1 list ref = {contents = []}\n"),
+    ("cell := [1.5]; !cell;;", "- : float list = [1.5]\n"),
+]
+
+
+@pytest.fixture(scope="module")
+def transcript() -> list[str]:
+    session = Session()
+    return [session.phrase(phrase) for phrase, _ in PHRASES]
+
+
+@pytest.mark.parametrize("index", range(len(PHRASES)), ids=[p for p, _ in PHRASES])
+def test_each_phrase_is_answered_as_the_ocaml_toplevel_answers_it(transcript, index):
+    assert transcript[index] == PHRASES[index][1]
+
+
+@pytest.mark.skipif(shutil.which("ocaml") is None, reason="the OCaml toplevel is not installed")
+def test_the_expected_answers_are_ocamls_own():
+    """Each answer above, checked against `ocaml` on the same phrases: a separator printed
+    between phrases splits its output."""
+    separator = "cpsc-test-separator"
+    script = "".join(f"{phrase}\nprint_string \"{separator}\\n\";;\n" for phrase, _ in PHRASES)
+    done = subprocess.run(["ocaml", "-noprompt", "-color=never"], input=script, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=60)
+    output = done.stdout.split("\n", 2)[2]  # after OCaml's banner
+    answers = output.split(f"{separator}\n- : unit = ()\n")
+    assert answers[:len(PHRASES)] == [expected for _, expected in PHRASES]
