@@ -32,7 +32,6 @@ RUNTIME = {
     "fl_exit": (VOID, [I64]),
     "fl_alloc_atomic": (PTR, [I64]), "fl_array_make": (PTR, [I64, I64, I64]),
     "fl_string_make": (PTR, [I64, I8]), "fl_string_sub": (PTR, [PTR, I64, I64]),
-    "fl_string_of_char_array": (PTR, [PTR]),
     "fl_compare_float_partial": (I64, [F64, F64]),
     "fl_int_of_string": (I64, [PTR]), "fl_float_of_string": (F64, [PTR]), "fl_read_line": (PTR, []),
     "fl_format_int": (PTR, [PTR, I64]), "fl_format_float": (PTR, [PTR, F64]),
@@ -388,10 +387,12 @@ class FunctionLowering:
         return self.comparison(op, args)
 
     # ---------------------------------------------------------------- data
-    def element(self, array: ll.Value, index: ll.Value) -> ll.Value:
+    def element(self, array: ll.Value, index: ll.Value, element: ll.Type) -> ll.Value:
         """The address of an array's element (slot 0 holds the length); the CPS conversion
-        tested the index."""
+        tested the index. Bools and chars are bytes (see `is_byte_array`)."""
         b = self.builder
+        if is_byte_array(element):
+            return b.gep(array, [b.add(index, I64(8))], source_etype=I8)
         return b.gep(array, [b.add(index, I64(1))], source_etype=I64)
 
     def store(self, value: ll.Value, address: ll.Value) -> ll.Value:
@@ -497,9 +498,23 @@ def _is_block(f: FunctionLowering, args: list[ll.Value], result: TCon) -> ll.Val
     return b.icmp_unsigned("==", b.and_(b.ptrtoint(args[0], I64), I64(1)), I64(0))
 
 
+def is_byte_array(element: ll.Type) -> bool:
+    """Arrays of bools and chars hold a byte an element, laid out as a string is (the length,
+    then the bytes): a sieve's `bool array` takes an eighth of the memory of 8-byte slots."""
+    return element in (I1, I8)
+
+
 def _array_make(f: FunctionLowering, args: list[ll.Value], result: TCon) -> ll.Value:
-    atomic = I64(0 if lltype(result.args[0]) == PTR else 1)  # type: ignore[arg-type]
+    element = lltype(result.args[0])  # type: ignore[arg-type]
+    if is_byte_array(element):
+        return f.rt("fl_string_make", args[0], f.builder.zext(args[1], I8) if element == I1 else args[1])
+    atomic = I64(0 if element == PTR else 1)
     return f.rt("fl_array_make", args[0], f.slot_bits(args[1]), atomic)
+
+
+def _string_of_char_array(f: FunctionLowering, args: list[ll.Value], result: TCon) -> ll.Value:
+    """A copy of the array's bytes (a char array is laid out as a string is)."""
+    return f.rt("fl_string_sub", args[0], I64(0), f.builder.load(args[0], typ=I64))
 
 
 DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]] = {
@@ -510,13 +525,13 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "array_make": _array_make,
     "array_empty": lambda f, a, r: f.rt("fl_array_make", I64(0), I64(0), I64(1)),
     "array_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
-    "array_unsafe_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1]), typ=lltype(r)),
-    "array_unsafe_set": lambda f, a, r: f.store(a[2], f.element(a[0], a[1])),
+    "array_unsafe_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1], lltype(r)), typ=lltype(r)),
+    "array_unsafe_set": lambda f, a, r: f.store(a[2], f.element(a[0], a[1], a[2].type)),
     "string_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
     "string_unsafe_get": lambda f, a, r: f.byte(a[0], a[1]),
     "string_make": lambda f, a, r: f.rt("fl_string_make", *a),
     "string_sub": lambda f, a, r: f.rt("fl_string_sub", *a),
-    "string_of_char_array": lambda f, a, r: f.rt("fl_string_of_char_array", *a),
+    "string_of_char_array": _string_of_char_array,
     "char_code": lambda f, a, r: f.builder.zext(a[0], I64),
     "int_of_string": lambda f, a, r: f.rt("fl_int_of_string", *a),
     "read_line": lambda f, a, r: f.rt("fl_read_line"),

@@ -505,6 +505,16 @@ int64_t fl_hash(fl_string *descriptor, int64_t value) {
                 double x; memcpy(&x, &slots[i], sizeof x);
                 h = hash_mix_double(h, x); count--;
             }
+        } else if (kind == 'b') {  /* an array of bytes (bools, chars): immediates */
+            int64_t n = *(int64_t *)(intptr_t)v;
+            const unsigned char *bytes = (const unsigned char *)(intptr_t)v + 8;
+            long element;
+            next_number(node + 1, &element);
+            h = hash_mix(h, (uint32_t)(n << 10));
+            for (int64_t i = 0; i < n && written < 100; i++) {
+                queue[written] = bytes[i];
+                kinds[written++] = (int)element;
+            }
         } else if (kind == 't' || kind == 'a' || kind == 'v') {
             int64_t *slots = (int64_t *)(intptr_t)v, n = 0, tag = 0;
             long children[64], element = -1;  /* an array's elements all have the one kind */
@@ -547,7 +557,8 @@ void *fl_argv(void) {
 }
 
 /* Arrays: {int64 length; 8-byte slots}. The slots of an array of numbers hold no pointers, so
-   it comes from the atomic allocator. */
+   it comes from the atomic allocator. Arrays of bools and chars are strings' blocks instead
+   (fl_string_make): {int64 length; a byte each}. */
 void *fl_array_make(int64_t n, int64_t bits, int64_t atomic) {
     size_t bytes = 8 * ((size_t)n + 1);
     int64_t *array = atomic ? GC_malloc_atomic(bytes) : GC_malloc(bytes);
@@ -566,15 +577,6 @@ fl_string *fl_string_make(int64_t n, int8_t c) {
 
 fl_string *fl_string_sub(fl_string *s, int64_t start, int64_t length) {
     return make_string(s->bytes + start, length);
-}
-
-fl_string *fl_string_of_char_array(int64_t *array) {
-    int64_t n = array[0];
-    fl_string *s = GC_malloc_atomic(sizeof(fl_string) + (size_t)n + 1);
-    s->length = n;
-    for (int64_t i = 0; i < n; i++) s->bytes[i] = (char)array[i + 1];
-    s->bytes[n] = 0;
-    return s;
 }
 
 int64_t fl_compare_float_partial(double a, double b) {

@@ -11,6 +11,7 @@ separated by `;`, the root first, children by index:
     t,c1,...,ck     a block of k fields (tuple, record, ref), tag 0
     F,k             a record of k floats (OCaml's flat float record)
     a,c   A         an array of c; an array of floats
+    b,c             an array of bytes (bools, chars: c is an immediate), hashed as `a,c`
     v,T,a1,...      a variant: constant constructors are immediates; block constructor j has
                     the children `aj` (joined by `:`); T = 1 when blocks hold their tag first
 
@@ -124,7 +125,7 @@ def _block(node: tuple[str, ...], v: Any) -> tuple[int, list[int], list[Any]]:
     """A block's tag, the descriptor nodes of its fields, and its fields."""
     if node[0] == "t":
         return 0, [int(c) for c in node[1:]], list(v)
-    if node[0] == "a":
+    if node[0] in ("a", "b"):
         return 0, [int(node[1])] * len(v), list(v)
     tagged = node[1] == "1"
     tag = v[0] if tagged else 0

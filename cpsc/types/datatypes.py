@@ -163,6 +163,8 @@ class DataTypes:
                 return ",".join(["t"] + [str(node(a)) for a in t.args])  # type: ignore[arg-type]
             if t.name == "array":
                 element = t.args[0]
+                if element in (TCon("bool"), TCon("char")):
+                    return f"b,{node(element)}"  # type: ignore[arg-type]  # bytes at run time
                 return "A" if element == TCon("float") else f"a,{node(element)}"  # type: ignore[arg-type]
             datatype = self.types.get(t.name)
             if datatype is None or t.name == "exn":
