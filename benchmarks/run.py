@@ -2,7 +2,8 @@
 twin in benchmarks/c) by gcc -O2 when installed; all outputs checked against ocamlopt's (or
 -O0's); the variants run interleaved, `--runs` times each; medians and ratios printed, ending
 with the geometric means. `--counts` adds the CPS interpreter's dynamic counts at -O0 and -O2
-on a small run of each program (its size argument from COUNT_SIZES).
+on a small run of each program (its size argument from COUNT_SIZES). The last line is the
+geomean of cpsc -O2 over ocamlopt on the programs, without the micro benchmarks.
 
     .venv/bin/python benchmarks/run.py [--runs 5] [--counts] [benchmarks/fib35.fl ...]
 """
@@ -22,6 +23,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CPSC = [sys.executable, "-m", "cpsc"]
+
+# Micro benchmarks of one feature each (exceptions, a tail loop): reported, but left out of the
+# suite's closing geomean, which they would sway far more than one program should.
+MICRO = {"exn_handler", "exn_raise", "tail_loop"}
 
 # Sizes small enough for the CPS interpreter (a few seconds each).
 COUNT_SIZES = {"ackermann": 1, "binary_trees": 6, "exn_handler": 2000, "exn_loop": 200, "exn_raise": 2000,
@@ -102,6 +107,7 @@ def main() -> None:
     args = parser.parse_args()
     sources = args.sources or sorted((ROOT / "benchmarks").glob("*.fl"))
     ratios: dict[str, list[float]] = {"cpsc-O2/ocamlopt": [], "cpsc-O0/cpsc-O2": [], "cpsc-O2/gcc": []}
+    suite: list[float] = []  # cpsc-O2/ocamlopt of the programs that are not micro benchmarks
     print(f"{'benchmark':16}{'-O0':>9}{'-O2':>9}{'ocamlopt':>10}{'gcc':>9}{'O2/ocaml':>10}{'O0/O2':>8}{'O2/gcc':>8}"
           "   (median seconds of interleaved runs)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -113,6 +119,8 @@ def main() -> None:
             for key, value in zip(ratios, row):
                 if value is not None:
                     ratios[key].append(value)
+            if ocaml and source.stem not in MICRO:
+                suite.append(o2 / ocaml)
             cells = "".join(f"{v:>9.3f}" if v is not None else f"{'-':>9}" for v in (o0, o2, ocaml, gcc))
             print(f"{source.stem:16}{cells}" + "".join(f"{v:>8.2f}" if v is not None else f"{'-':>8}" for v in row),
                   flush=True)
@@ -124,6 +132,9 @@ def main() -> None:
     for key, values in ratios.items():
         if values:
             print(f"geomean {key} = {geomean(values):.2f}  ({len(values)} benchmarks)")
+    if suite:
+        print(f"geomean cpsc-O2/ocamlopt = {geomean(suite):.2f}  ({len(suite)} programs, without the micro "
+              f"benchmarks {', '.join(sorted(MICRO))})")
 
 
 if __name__ == "__main__":
