@@ -166,7 +166,7 @@ class Session:
                 reports.append(self._report(declaration, checked))
                 continue
             members.extend(self._signature_items(declaration, checked))
-            if _continues(declarations[index + 1:], module):
+            if _continues(declarations, index + 1, module):
                 reports.append("")
             else:
                 reports.append(_print_line(module_signature(module, members)))
@@ -596,10 +596,11 @@ def _module_of(declaration: ast.Declaration) -> str | None:
     return None
 
 
-def _continues(following: list[ast.Declaration], module: str) -> bool:
+def _continues(declarations: list[ast.Declaration], start: int, module: str) -> bool:
     """Whether the module's members go on after declarations that name nothing (a module's
     `let () = ...`) or the session's own code."""
-    for d in following:
+    for position in range(start, len(declarations)):  # no copy of the rest per member
+        d = declarations[position]
         if _module_of(d) == module:
             return True
         if not (isinstance(d, ast.LetDecl) and (not _bound_vars(d) or _is_session_code(d))):
