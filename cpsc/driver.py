@@ -7,13 +7,15 @@ lower (SSA to LLVM IR), llvm-opt, codegen, link.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 
 from cpsc.closure.convert import closure_convert
 from cpsc.cps import ir as cps_ir
 from cpsc.cps.convert import cps_convert
-from cpsc.llvm.backend import emit_object, link, optimize
-from cpsc.llvm.lower import lower_module
+from cpsc.llvm.backend import ForkedCompile, emit_object, link, optimize
+from cpsc.llvm.lower import lower_module, lower_parts
+from cpsc.llvm.partition import part_count, partition
 from cpsc.mono.mono import monomorphise
 from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import PassReport, run_pipeline
@@ -100,12 +102,23 @@ def to_llvm(module: ssa_ir.Module, stages: Stages | None = None) -> str:
         return str(lower_module(module))
 
 
-def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stages | None = None) -> None:
+def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stages | None = None,
+                      parts: int | None = None) -> None:
+    """Build the executable. A large program is split into parts (`cpsc.llvm.partition`; at
+    most `parts` when given) that LLVM compiles in parallel processes; then `llvm-opt` and
+    `codegen` time the first part, here, and `codegen` includes the wait for the others."""
     stages = stages or Stages()
-    llvm_ir = to_llvm(module, stages)
-    with stages.stage("llvm-opt"):
-        optimized = optimize(llvm_ir, opt)
-    with stages.stage("codegen"):
-        object_code = emit_object(optimized, opt)
+    count = part_count(module) if parts is None else parts
+    if count == 1:
+        llvm_irs = [to_llvm(module, stages)]
+    else:
+        with stages.stage("lower"):
+            llvm_irs = [str(m) for m in lower_parts(module, partition(module, count))]
+    with tempfile.TemporaryDirectory() as folder:
+        with stages.stage("llvm-opt"):
+            others = [ForkedCompile(text, opt, folder) for text in llvm_irs[1:]]
+            optimized = optimize(llvm_irs[0], opt)
+        with stages.stage("codegen"):
+            objects = [emit_object(optimized, opt)] + [other.result() for other in others]
     with stages.stage("link"):
-        link(object_code, output)
+        link(objects, output)

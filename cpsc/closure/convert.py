@@ -25,7 +25,7 @@ from cpsc.types.types import UNIT
 
 def _conts_by_function(program: ir.Program) -> dict[str, list[ir.Cont]]:
     out: dict[str, list[ir.Cont]] = {name: [] for name in program.functions}
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         out[cont.function].append(cont)
     return out
 
@@ -97,9 +97,9 @@ def closure_convert(program: ir.Program) -> ir.Program:
     shared = shared_globals(program, by_function)
     fvs = free_variables(program, frozenset(shared))
     names = NameSupply(set(program.functions) | set(program.conts) |
-                       {v.name for c in program.conts.values() for v in cont_definitions(c)} |
+                       {v.name for c in program.cont_table.values() for v in cont_definitions(c)} |
                        {p.name for f in program.functions.values() for p in f.params})
-    escaping = {b.value.function for c in program.conts.values() for b in c.bindings
+    escaping = {b.value.function for c in program.cont_table.values() for b in c.bindings
                 if isinstance(b.value, ir.MakeClosure)}
     code_names = {g: names.fresh(g + ".code") for g in sorted(escaping)}
     functions: dict[str, ir.Function] = {}

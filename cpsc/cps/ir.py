@@ -11,8 +11,10 @@ functions and from labels to continuations; scope is dominance, checked by the v
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Union
+from functools import cached_property
+from typing import Any, Union
 
 from pyrsistent import PMap, pmap
 
@@ -228,6 +230,20 @@ class Cont:
     bindings: tuple[Binding, ...]
     terminator: Terminator
 
+    # A pass rebuilds only the continuations it changes, so most continuations live through
+    # many passes: what every sweep asks of them is computed once per continuation.
+    @cached_property
+    def successor_labels(self) -> tuple[str, ...]:
+        """See `successors`."""
+        return tuple(_successors(self))
+
+    @cached_property
+    def used_names(self) -> tuple[str, ...]:
+        """The variables the bindings and the terminator use, in order, with repeats."""
+        names = [o.name for b in self.bindings for o in value_operands(b.value) if isinstance(o, Var)]
+        names.extend(o.name for o in terminator_operands(self.terminator) if isinstance(o, Var))
+        return tuple(names)
+
 
 @dataclass(frozen=True)
 class Function:
@@ -254,6 +270,14 @@ class Program:
     # a parameter from every caller (which made parameter lists grow with the program).
     globals: PMap[str, Type] = field(default_factory=pmap)
 
+    @cached_property
+    def cont_table(self) -> dict[str, Cont]:
+        """The continuations as a plain dict, made once per program: a whole-program sweep
+        looks labels up through it, many times faster than through the persistent map. A pass
+        that rebuilds the program step by step (the inliner) keeps to `conts`, whose updates
+        share structure, rather than paying for a new table per step."""
+        return dict(self.conts.items())
+
     def with_conts(self, changed: dict[str, Cont], removed: set[str] | frozenset[str] = frozenset()) -> Program:
         conts = self.conts.update(changed)
         for label in removed:
@@ -264,22 +288,23 @@ class Program:
 # ---------------------------------------------------------------------- queries
 
 
+_VALUE_OPERANDS: dict[type, Callable[[Any], tuple[Operand, ...]]] = {
+    Prim: lambda v: v.args,
+    Call: lambda v: v.args,
+    CallC: lambda v: v.args,
+    MakeTuple: lambda v: v.items,
+    MakeBlock: lambda v: v.items,
+    Apply: lambda v: (v.closure,) + v.args,
+    MakeClosure: lambda v: v.captured,
+    Field: lambda v: (v.record,),
+    SetField: lambda v: (v.record, v.value),
+    GlobalLoad: lambda v: (),
+    GlobalStore: lambda v: (v.value,),
+}
+
+
 def value_operands(value: Value) -> tuple[Operand, ...]:
-    if isinstance(value, GlobalLoad):
-        return ()
-    if isinstance(value, GlobalStore):
-        return (value.value,)
-    if isinstance(value, MakeBlock):
-        return value.items
-    if isinstance(value, SetField):
-        return (value.record, value.value)
-    if isinstance(value, (Prim, Call, MakeTuple, CallC)):
-        return value.args if not isinstance(value, MakeTuple) else value.items
-    if isinstance(value, Apply):
-        return (value.closure,) + value.args
-    if isinstance(value, MakeClosure):
-        return value.captured
-    return (value.record,)
+    return _VALUE_OPERANDS[type(value)](value)
 
 
 def terminator_operands(term: Terminator) -> tuple[Operand, ...]:
@@ -297,9 +322,13 @@ def handler_of(value: Value) -> str | None:
     return value.handler if isinstance(value, (Call, Apply)) else None
 
 
-def successors(cont: Cont) -> list[str]:
+def successors(cont: Cont) -> tuple[str, ...]:
     """Labels this continuation can transfer control to (callc targets and the handlers of
     its calls included)."""
+    return cont.successor_labels
+
+
+def _successors(cont: Cont) -> list[str]:
     out = []
     for b in cont.bindings:
         if isinstance(b.value, CallC):
@@ -316,11 +345,13 @@ def successors(cont: Cont) -> list[str]:
     return out
 
 
-def function_conts(program: Program, function: str) -> list[str]:
-    """The continuations of `function` reachable from its entry, in reverse postorder."""
+def function_conts(program: Program, function: str, conts: Mapping[str, Cont] | None = None) -> list[str]:
+    """The continuations of `function` reachable from its entry, in reverse postorder.
+    A whole-program sweep passes `program.cont_table` as `conts`, for speed."""
+    table = program.conts if conts is None else conts
 
     def successors_of(label: str) -> list[str]:
-        return [s for s in successors(program.conts[label]) if s in program.conts]
+        return [s for s in successors(table[label]) if s in table]
 
     return reverse_postorder(program.functions[function].entry, successors_of)
 

@@ -64,7 +64,7 @@ def rename_program(program: ir.Program, renaming: Mapping[str, ir.Operand]) -> i
             o, seen = renaming[o.name], seen + 1
         return o
     resolved = {name: final(o) for name, o in renaming.items()}
-    changed = {label: rename_cont(c, resolved) for label, c in program.conts.items()
+    changed = {label: rename_cont(c, resolved) for label, c in program.cont_table.items()
                if not resolved.keys().isdisjoint(cont_uses(c))}
     return program.with_conts(changed)
 
@@ -78,10 +78,8 @@ def rename_cont(cont: ir.Cont, renaming: Mapping[str, ir.Operand]) -> ir.Cont:
                    rename_terminator(cont.terminator, renaming))
 
 
-def cont_uses(cont: ir.Cont) -> list[str]:
-    names = [n for b in cont.bindings for n in ir.uses_of_value(b.value)]
-    names.extend(o.name for o in ir.terminator_operands(cont.terminator) if isinstance(o, ir.Var))
-    return names
+def cont_uses(cont: ir.Cont) -> tuple[str, ...]:
+    return cont.used_names
 
 
 def cont_definitions(cont: ir.Cont) -> list[ir.Var]:
@@ -91,7 +89,7 @@ def cont_definitions(cont: ir.Cont) -> list[ir.Var]:
 def use_census(program: ir.Program) -> Counter[str]:
     """How many times each variable is used, program-wide."""
     counts: Counter[str] = Counter()
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         counts.update(cont_uses(cont))
     return counts
 
@@ -99,7 +97,7 @@ def use_census(program: ir.Program) -> Counter[str]:
 def label_census(program: ir.Program) -> Counter[str]:
     """How many control transfers name each continuation label (entries count once)."""
     counts: Counter[str] = Counter(f.entry for f in program.functions.values())
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         counts.update(ir.successors(cont))
     return counts
 
@@ -107,7 +105,7 @@ def label_census(program: ir.Program) -> Counter[str]:
 def function_references(program: ir.Program) -> Counter[str]:
     """How many calls, tail calls and closures name each function."""
     counts: Counter[str] = Counter([program.main])
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         for b in cont.bindings:
             if isinstance(b.value, (ir.Call, ir.MakeClosure)):
                 counts[b.value.function] += 1
@@ -120,7 +118,7 @@ def split_callc(program: ir.Program) -> ir.Program:
     """Turn `let x = callc k(a) ret r; rest` into `jump k(a)` plus a continuation `r(x) = rest`:
     the return point becomes an ordinary block whose parameter is the phi of the result."""
     changed: dict[str, ir.Cont] = {}
-    work = [c for c in program.conts.values() if any(isinstance(b.value, ir.CallC) for b in c.bindings)]
+    work = [c for c in program.cont_table.values() if any(isinstance(b.value, ir.CallC) for b in c.bindings)]
     while work:
         cont = work.pop()
         index = next(i for i, b in enumerate(cont.bindings) if isinstance(b.value, ir.CallC))

@@ -48,6 +48,32 @@ def emit_object(module: llvm.ModuleRef, opt: int) -> bytes:
     return bytes(target_machine(opt).emit_object(module))
 
 
+class ForkedCompile:
+    """`emit_object(optimize(llvm_ir, opt), opt)` computed in a forked child process, so that
+    several modules are compiled at once (llvmlite serialises all LLVM calls of a process
+    under one lock, so threads would take turns). The child inherits the initialised LLVM and
+    writes the object to a file; `result` waits for it."""
+
+    def __init__(self, llvm_ir: str, opt: int, folder: str) -> None:
+        target_machine(opt)  # initialised before the fork, once for all children
+        descriptor, self.path = tempfile.mkstemp(suffix=".o", dir=folder)
+        os.close(descriptor)
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns into the parent's code
+            status = 1
+            try:
+                Path(self.path).write_bytes(emit_object(optimize(llvm_ir, opt), opt))
+                status = 0
+            finally:
+                os._exit(status)
+
+    def result(self) -> bytes:
+        _, status = os.waitpid(self.pid, 0)
+        if status != 0:
+            raise RuntimeError(f"LLVM failed on a part of the program (status {status})")
+        return Path(self.path).read_bytes()
+
+
 def emit_assembly(module: llvm.ModuleRef, opt: int) -> str:
     return str(target_machine(opt).emit_assembly(module))
 
@@ -85,9 +111,11 @@ def runtime_library() -> Path:
     return _cached_runtime(".so", ["-shared", "-DFL_NO_MAIN"], LIBRARIES)
 
 
-def link(object_code: bytes, output: str) -> None:
+def link(objects: list[bytes], output: str) -> None:
+    """Link the program's objects (one per part) with the runtime into an executable."""
     with tempfile.TemporaryDirectory() as tmp:
-        obj = Path(tmp) / "program.o"
-        obj.write_bytes(object_code)
-        subprocess.run([compiler(), str(obj), str(runtime_object()), "-o", output, *LIBRARIES],
+        paths = [Path(tmp) / f"program{i}.o" for i in range(len(objects))]
+        for path, object_code in zip(paths, objects):
+            path.write_bytes(object_code)
+        subprocess.run([compiler(), *map(str, paths), str(runtime_object()), "-o", output, *LIBRARIES],
                        check=True)

@@ -8,12 +8,14 @@ no tail call (known, through a closure, mutually recursive) grows the stack.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from llvmlite import ir as ll
 
 from cpsc.cps import ir as cps
 from cpsc.cps.primops import evaluate
+from cpsc.llvm.partition import functions_named
 from cpsc.ssa import ir
 from cpsc.syntax.builtins import ExceptionId
 from cpsc.types.types import TCon
@@ -58,8 +60,13 @@ SMALL_BLOCK_BYTES = 256  # the largest block the runtime keeps free lists for (S
 
 
 class ModuleLowering:
-    def __init__(self, module: ir.Module) -> None:
+    """Lowers the SSA module, or with `part` the functions named in it: the others it names
+    are declared, and those that other parts name are visible to them (see `partition`)."""
+
+    def __init__(self, module: ir.Module, part: set[str] | None = None,
+                 may_raise: set[str] | None = None) -> None:
         self.ssa = module
+        self.part = part
         self.module = ll.Module(name="fl")
         self.runtime = {name: self._declare(name, r, a) for name, (r, a) in RUNTIME.items()}
         self.runtime["fl_exit"].attributes.add("noreturn")
@@ -74,11 +81,21 @@ class ModuleLowering:
         self.pending_exception = ll.GlobalVariable(self.module, PTR, "fl_exception")  # the runtime's too
         self.exception_ids: dict[str, ll.GlobalVariable] = {}
         self.small_allocator: ll.Function | None = None
-        self.may_raise = functions_that_may_raise(module)
+        self.may_raise = functions_that_may_raise(module) if may_raise is None else may_raise
+        self.defined = [f for f in module.functions if part is None or f.name in part]
+        shared = set() if part is None else {g for f in module.functions if f.name not in part
+                                             for g in functions_named(f)}
+        needed = {f.name for f in self.defined}
+        needed.update(g for f in self.defined if part is not None for g in functions_named(f))
         for f in module.functions:
+            if f.name not in needed:
+                continue
             fn = ll.Function(self.module, function_type([p.type for p in f.params], f.result), _symbol(f.name))
             fn.calling_convention = "tailcc"
-            fn.linkage = "internal"
+            # Named across parts: external linkage, hidden (llvmlite has no visibility field; it
+            # is printed after the linkage, so it goes there).
+            private = part is None or f.name in part and f.name not in shared
+            fn.linkage = "internal" if private else "hidden"
             if f.noinline:
                 fn.attributes.add("noinline")
             self.functions[f.name] = fn
@@ -126,9 +143,16 @@ class ModuleLowering:
         prints an uncaught exception from; its address is what `phys_eq` compares."""
         if exception.key not in self.exception_ids:
             init = ll.Constant.literal_struct([self.string(exception.name), self.string(exception.kinds)])
-            g = ll.GlobalVariable(self.module, init.type, f"exception.{len(self.exception_ids)}")
+            if self.part is None:
+                name, linkage = f"exception.{len(self.exception_ids)}", "private"
+            else:
+                # Each part that names it has a copy, and the linker keeps one: its address
+                # must be the same in every part.
+                digest = hashlib.sha256(exception.key.encode()).hexdigest()[:16]
+                name, linkage = f"fl.exception.{digest}", "linkonce_odr hidden"
+            g = ll.GlobalVariable(self.module, init.type, name)
             g.type = PTR  # used only as an opaque pointer (see `static_tuple`)
-            g.initializer, g.global_constant, g.linkage = init, True, "private"
+            g.initializer, g.global_constant, g.linkage = init, True, linkage
             self.exception_ids[exception.key] = g
         return self.exception_ids[exception.key]
 
@@ -149,8 +173,10 @@ class ModuleLowering:
         return g
 
     def lower(self) -> ll.Module:
-        for f in self.ssa.functions:
+        for f in self.defined:
             FunctionLowering(self, f).lower()
+        if self.part is not None and self.ssa.main not in self.part:
+            return self.module
         entry = ll.Function(self.module, ll.FunctionType(VOID, []), "fl_program")
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         if self.global_slots:
@@ -579,3 +605,10 @@ def functions_that_may_raise(module: ir.Module) -> set[str]:
 
 def lower_module(module: ir.Module) -> ll.Module:
     return ModuleLowering(module).lower()
+
+
+def lower_parts(module: ir.Module, parts: list[set[str]]) -> list[ll.Module]:
+    """One LLVM module per part of the functions (`cpsc.llvm.partition`); the first defines
+    the program's entry and must hold `main`."""
+    may_raise = functions_that_may_raise(module)
+    return [ModuleLowering(module, part, may_raise).lower() for part in parts]

@@ -215,7 +215,7 @@ def name_supply(program: ir.Program) -> NameSupply:
     taken: set[str] = set(program.functions) | set(program.conts)
     for f in program.functions.values():
         taken.update(p.name for p in f.params)
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         taken.update(v.name for v in cont_definitions(cont))
         taken.update(b.value.ret for b in cont.bindings if isinstance(b.value, ir.CallC))
     return NameSupply(taken)
@@ -227,7 +227,7 @@ def incoming_arguments(program: ir.Program) -> dict[str, list[tuple[ir.Operand, 
     incoming: dict[str, list[tuple[ir.Operand, ...]] | None] = {label: [] for label in program.conts}
     for f in program.functions.values():
         incoming[f.entry] = None
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         for b in cont.bindings:
             handler = ir.handler_of(b.value)
             if handler is not None:

@@ -41,12 +41,13 @@ class _Plan:
 def _sites_and_closures(program: ir.Program, facts: ProgramFacts) -> tuple[dict[str, list[CallSite]], set[str]]:
     sites: dict[str, list[CallSite]] = defaultdict(list)
     closures: set[str] = set()
+    conts = program.cont_table
     for f in sorted(program.functions):
         labels = facts.owned(f)  # a call in unreachable code names g too
-        for site in call_sites_in(program, f, labels):
+        for site in call_sites_in(program, f, labels, conts):
             sites[site.callee].append(site)
         for label in labels:
-            closures.update(b.value.function for b in program.conts[label].bindings
+            closures.update(b.value.function for b in conts[label].bindings
                             if isinstance(b.value, ir.MakeClosure))
     return sites, closures
 

@@ -44,14 +44,14 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
     before the uses it dominates, and a folded value is substituted into the values after it
     as the sweep goes: a chain `t1 = 1 + 2; t2 = t1 + 3; ...` folds in one sweep, not one
     link per round."""
-    tuples = {b.var.name: b.value for c in program.conts.values() for b in c.bindings
+    tuples = {b.var.name: b.value for c in program.cont_table.values() for b in c.bindings
               if isinstance(b.value, ir.MakeTuple) or isinstance(b.value, ir.MakeBlock) and not b.value.mutable}
     constructors = _known_constructors(program)
     renaming: dict[str, ir.Operand] = {}
     changed: dict[str, ir.Cont] = {}
     for function in program.functions:
-        for label in ir.function_conts(program, function):
-            cont = program.conts[label]
+        for label in ir.function_conts(program, function, program.cont_table):
+            cont = program.cont_table[label]
             bindings = _fold_bindings(cont.bindings, tuples, constructors, renaming, stats)
             term = cont.terminator
             if not renaming.keys().isdisjoint(ir.terminator_uses(term)):
@@ -71,7 +71,7 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
 def _known_constructors(program: ir.Program) -> dict[str, ir.Const | None]:
     """Data values built in sight: a block (None) or a constant constructor (its number)."""
     known: dict[str, ir.Const | None] = {}
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         for b in cont.bindings:
             v = b.value
             if isinstance(v, ir.MakeBlock):
@@ -153,7 +153,7 @@ def _removable(value: ir.Value) -> bool:
 def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
     uses = use_census(program)
     changed: dict[str, ir.Cont] = {}
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         kept = tuple(b for b in cont.bindings if uses[b.var.name] or not _removable(b.value))
         if len(kept) != len(cont.bindings):
             stats["dead values removed"] += len(cont.bindings) - len(kept)
@@ -184,9 +184,9 @@ def live_functions(program: ir.Program) -> tuple[set[str], set[str]]:
     reachable: set[str] = set()
     work = [program.main]
     while work:
-        for label in ir.function_conts(program, work.pop()):
+        for label in ir.function_conts(program, work.pop(), program.cont_table):
             reachable.add(label)
-            for g in _functions_named(program.conts[label]):
+            for g in _functions_named(program.cont_table[label]):
                 if g not in live:
                     live.add(g)
                     work.append(g)
@@ -209,7 +209,7 @@ def merge_single_jumps(program: ir.Program, stats: Stats) -> ir.Program:
     census = label_census(program)
     entries = _entries(program)
     renaming: dict[str, ir.Operand] = {}
-    conts = dict(program.conts)
+    conts = dict(program.cont_table)
     removed: set[str] = set()
     for label in list(conts):
         if label in removed:
@@ -242,7 +242,7 @@ def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:
     """Continuations `k(xs) = jump j(xs)`: every transfer to `k` goes to `j` instead."""
     entries = _entries(program)
     forward: dict[str, str] = {}
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         term = cont.terminator
         if (cont.label not in entries and not cont.bindings and isinstance(term, ir.Jump)
                 and isinstance(term.target, str) and term.target != cont.label
@@ -258,7 +258,7 @@ def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:
     if not forward:
         return program
     changed = {}
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         term = cont.terminator
         new_term = term
         if isinstance(term, ir.Jump) and isinstance(term.target, str) and term.target in forward:
@@ -284,7 +284,7 @@ def simplify_parameters(program: ir.Program, stats: Stats) -> ir.Program:
     for label, args_list in incoming_arguments(program).items():
         if not args_list:
             continue
-        cont = program.conts[label]
+        cont = program.cont_table[label]
         for i, p in enumerate(cont.params):
             values = {a[i] for a in args_list} - {p}
             if not uses[p.name]:
@@ -301,7 +301,7 @@ def simplify_parameters(program: ir.Program, stats: Stats) -> ir.Program:
         return tuple(a for i, a in enumerate(args) if i not in drop.get(label, ()))
 
     changed = {}
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         bindings = tuple(ir.Binding(b.var, ir.CallC(b.value.target, keep(b.value.args, b.value.target), b.value.ret))
                          if isinstance(b.value, ir.CallC) else b for b in cont.bindings)
         term = cont.terminator
@@ -320,7 +320,7 @@ def call_known_closures(program: ir.Program, stats: Stats) -> ir.Program:
     apply)."""
     if program.closed:
         return program
-    closures = {b.var.name: b.value.function for c in program.conts.values() for b in c.bindings
+    closures = {b.var.name: b.value.function for c in program.cont_table.values() for b in c.bindings
                 if isinstance(b.value, ir.MakeClosure)}
     if not closures:
         return program
@@ -333,7 +333,7 @@ def call_known_closures(program: ir.Program, stats: Stats) -> ir.Program:
         return None
 
     changed: dict[str, ir.Cont] = {}
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         bindings = tuple(
             ir.Binding(b.var, ir.Call(callee, b.value.args, b.value.handler, b.value.loc))
             if isinstance(b.value, ir.Apply) and (callee := known(b.value.closure, b.value.args)) else b

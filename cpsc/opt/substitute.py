@@ -13,6 +13,7 @@ own raise to g's exception continuation, so they get the call site's handler.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cpsc.cps import ir
@@ -45,11 +46,14 @@ class CallSite:
         return self.index if self.index is not None else len(program.conts[self.label].bindings)
 
 
-def call_sites_in(program: ir.Program, function: str, labels: list[str]) -> list[CallSite]:
-    """The direct call sites of `function` in the continuations `labels`, in order."""
+def call_sites_in(program: ir.Program, function: str, labels: list[str],
+                  conts: Mapping[str, ir.Cont] | None = None) -> list[CallSite]:
+    """The direct call sites of `function` in the continuations `labels`, in order (looked
+    up in `conts`, by default the program's)."""
+    table = program.conts if conts is None else conts
     sites: list[CallSite] = []
     for label in labels:
-        cont = program.conts[label]
+        cont = table[label]
         for i, b in enumerate(cont.bindings):
             if isinstance(b.value, ir.Call):
                 sites.append(CallSite(function, label, i, b.value.function, b.value.loc))

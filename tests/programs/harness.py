@@ -94,12 +94,12 @@ def interpreted(program: Program) -> dict[str, Outcome]:
     return outcomes
 
 
-def native(program: Program, opt: int = 2) -> Outcome:
+def native(program: Program, opt: int = 2, parts: int | None = None) -> Outcome:
     expr = driver.front_end(program.text, program.name)
     cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[opt], verify_each=True)
     with tempfile.TemporaryDirectory() as tmp:
         exe = str(Path(tmp) / "prog")
-        driver.native_executable(driver.to_ssa_module(cps), opt, exe)
+        driver.native_executable(driver.to_ssa_module(cps), opt, exe, parts=parts)
         done = subprocess.run([exe], capture_output=True, timeout=120, input=_bytes(program.stdin))
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
