@@ -7,14 +7,16 @@ lower (SSA to LLVM IR), llvm-opt, codegen, link.
 
 from __future__ import annotations
 
+import functools
 import tempfile
+import time
 from collections.abc import Callable
 
 from cpsc.closure.convert import closure_convert
 from cpsc.cps import ir as cps_ir
 from cpsc.cps.convert import cps_convert
 from cpsc.llvm.backend import ForkedCompile, emit_object, link, optimize
-from cpsc.llvm.lower import lower_module, lower_parts
+from cpsc.llvm.lower import functions_that_may_raise, lower_module, lower_part
 from cpsc.llvm.partition import part_count, partition
 from cpsc.mono.mono import monomorphise
 from cpsc.opt.context import PassContext
@@ -105,20 +107,37 @@ def to_llvm(module: ssa_ir.Module, stages: Stages | None = None) -> str:
 def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stages | None = None,
                       parts: int | None = None) -> None:
     """Build the executable. A large program is split into parts (`cpsc.llvm.partition`; at
-    most `parts` when given) that LLVM compiles in parallel processes; then `llvm-opt` and
-    `codegen` time the first part, here, and `codegen` includes the wait for the others."""
+    most `parts` when given) that are lowered and compiled at once, each but the first in a
+    process of its own; then `lower` and `llvm-opt` are the first part's, and `codegen` the
+    rest of the time until every part's object is ready."""
     stages = stages or Stages()
     count = part_count(module) if parts is None else parts
-    if count == 1:
-        llvm_irs = [to_llvm(module, stages)]
-    else:
-        with stages.stage("lower"):
-            llvm_irs = [str(m) for m in lower_parts(module, partition(module, count))]
     with tempfile.TemporaryDirectory() as folder:
-        with stages.stage("llvm-opt"):
-            others = [ForkedCompile(text, opt, folder) for text in llvm_irs[1:]]
-            optimized = optimize(llvm_irs[0], opt)
-        with stages.stage("codegen"):
-            objects = [emit_object(optimized, opt)] + [other.result() for other in others]
+        start = time.perf_counter()
+        if count == 1:
+            others = []
+            llvm_ir = to_llvm(module, stages)
+        else:
+            split = partition(module, count)
+            may_raise = functions_that_may_raise(module)
+            others = [ForkedCompile(functools.partial(_lowered_part, module, part, may_raise), opt, folder)
+                      for part in split[1:]]
+            with stages.stage("lower"):
+                llvm_ir = _lowered_part(module, split[0], may_raise)
+        first_lowered = time.perf_counter()
+        optimized = optimize(llvm_ir, opt)
+        optimizing = time.perf_counter() - first_lowered
+        objects = [emit_object(optimized, opt)]
+        for other in others:
+            object_code, seconds = other.result()
+            objects.append(object_code)
+            optimizing = max(optimizing, seconds - (first_lowered - start))
+        elapsed = time.perf_counter() - first_lowered
+    stages.record("llvm-opt", optimizing)
+    stages.record("codegen", elapsed - optimizing)
     with stages.stage("link"):
         link(objects, output)
+
+
+def _lowered_part(module: ssa_ir.Module, part: set[str], may_raise: set[str]) -> str:
+    return str(lower_part(module, part, may_raise))

@@ -35,6 +35,10 @@ class Stages:
         yield
         self.times.append(StageTime(name, time.perf_counter() - start, peak_memory_mb()))
 
+    def record(self, name: str, seconds: float) -> None:
+        """A stage timed elsewhere (in parallel parts, say)."""
+        self.times.append(StageTime(name, seconds, peak_memory_mb()))
+
     def report(self) -> str:
         """One line per stage: `stage parse  12.34 ms  peak 80.1 MB`."""
         return "\n".join(f"stage {t.name:<12} {t.seconds * 1000:9.2f} ms  peak {t.peak_mb:7.1f} MB"

@@ -279,6 +279,8 @@ class Program:
         return dict(self.conts.items())
 
     def with_conts(self, changed: dict[str, Cont], removed: set[str] | frozenset[str] = frozenset()) -> Program:
+        if not changed and not removed:
+            return self  # the same object: passes tell "nothing changed" by identity
         conts = self.conts.update(changed)
         for label in removed:
             conts = conts.discard(label)

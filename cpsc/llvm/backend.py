@@ -7,6 +7,8 @@ import hashlib
 import os
 import subprocess
 import tempfile
+import time
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -49,12 +51,13 @@ def emit_object(module: llvm.ModuleRef, opt: int) -> bytes:
 
 
 class ForkedCompile:
-    """`emit_object(optimize(llvm_ir, opt), opt)` computed in a forked child process, so that
-    several modules are compiled at once (llvmlite serialises all LLVM calls of a process
-    under one lock, so threads would take turns). The child inherits the initialised LLVM and
-    writes the object to a file; `result` waits for it."""
+    """`emit_object(optimize(make_ir(), opt), opt)` computed in a forked child process, so
+    that several modules are lowered and compiled at once (llvmlite serialises all LLVM calls
+    of a process under one lock, so threads would take turns). The child inherits the
+    program and the initialised LLVM, and writes the object to a file, and the seconds its
+    lowering and optimisation took beside it; `result` waits for both."""
 
-    def __init__(self, llvm_ir: str, opt: int, folder: str) -> None:
+    def __init__(self, make_ir: Callable[[], str], opt: int, folder: str) -> None:
         target_machine(opt)  # initialised before the fork, once for all children
         descriptor, self.path = tempfile.mkstemp(suffix=".o", dir=folder)
         os.close(descriptor)
@@ -62,16 +65,20 @@ class ForkedCompile:
         if self.pid == 0:  # the child: never returns into the parent's code
             status = 1
             try:
-                Path(self.path).write_bytes(emit_object(optimize(llvm_ir, opt), opt))
+                start = time.perf_counter()
+                optimized = optimize(make_ir(), opt)
+                Path(self.path + ".seconds").write_text(str(time.perf_counter() - start))
+                Path(self.path).write_bytes(emit_object(optimized, opt))
                 status = 0
             finally:
                 os._exit(status)
 
-    def result(self) -> bytes:
+    def result(self) -> tuple[bytes, float]:
+        """The object code and the seconds its lowering and LLVM's optimisation took."""
         _, status = os.waitpid(self.pid, 0)
         if status != 0:
             raise RuntimeError(f"LLVM failed on a part of the program (status {status})")
-        return Path(self.path).read_bytes()
+        return Path(self.path).read_bytes(), float(Path(self.path + ".seconds").read_text())
 
 
 def emit_assembly(module: llvm.ModuleRef, opt: int) -> str:

@@ -607,8 +607,7 @@ def lower_module(module: ir.Module) -> ll.Module:
     return ModuleLowering(module).lower()
 
 
-def lower_parts(module: ir.Module, parts: list[set[str]]) -> list[ll.Module]:
-    """One LLVM module per part of the functions (`cpsc.llvm.partition`); the first defines
-    the program's entry and must hold `main`."""
-    may_raise = functions_that_may_raise(module)
-    return [ModuleLowering(module, part, may_raise).lower() for part in parts]
+def lower_part(module: ir.Module, part: set[str], may_raise: set[str]) -> ll.Module:
+    """The LLVM module of one part of the functions (`cpsc.llvm.partition`); the part that
+    holds `main` defines the program's entry. `may_raise` is `functions_that_may_raise`."""
+    return ModuleLowering(module, part, may_raise).lower()

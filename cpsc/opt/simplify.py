@@ -351,22 +351,29 @@ REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jum
 
 
 def simplify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
-    """Simplify with counts of each reduction. With limited fuel, each sweep of a reduction
-    that changes the program is one rewrite (the bisector's unit for this pass)."""
+    """Simplify with counts of each reduction. The reductions run in turn, round after round,
+    until a whole round's worth of them in a row has changed nothing: each has then seen the
+    final program (a reduction that ran after the last change need not run again). With
+    limited fuel, each sweep of a reduction that changes the program is one rewrite (the
+    bisector's unit for this pass)."""
     stats: Stats = Counter()
     rationed = context is not None and context.fuel is not None
     program = split_callc(program)
-    for round_number in range(50):
-        before = program
-        for reduction in REDUCTIONS:
-            reduced = reduction(program, stats)
-            if rationed and reduced != program:
-                assert context is not None
-                if not context.allow("simplify", f"{reduction.__name__} (round {round_number + 1})"):
-                    return program, stats
-            program = reduced
-        if program == before:
-            break
+    unchanged = 0  # reductions in a row that changed nothing
+    for step in range(50 * len(REDUCTIONS)):
+        reduction = REDUCTIONS[step % len(REDUCTIONS)]
+        reduced = reduction(program, stats)
+        if reduced is program:  # each reduction returns its input when it changes nothing
+            unchanged += 1
+            if unchanged == len(REDUCTIONS):
+                break
+            continue
+        unchanged = 1
+        if rationed:
+            assert context is not None
+            if not context.allow("simplify", f"{reduction.__name__} (round {step // len(REDUCTIONS) + 1})"):
+                return program, stats
+        program = reduced
     return program, stats
 
 
