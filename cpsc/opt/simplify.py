@@ -353,7 +353,7 @@ REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jum
 def simplify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
     """Simplify with counts of each reduction. The reductions run in turn, round after round,
     until a whole round's worth of them in a row has changed nothing: each has then seen the
-    final program (a reduction that ran after the last change need not run again). With
+    final program and left it alone (one that ran after the last change need not run again). With
     limited fuel, each sweep of a reduction that changes the program is one rewrite (the
     bisector's unit for this pass)."""
     stats: Stats = Counter()
@@ -368,7 +368,7 @@ def simplify_with_stats(program: ir.Program, context: PassContext | None = None)
             if unchanged == len(REDUCTIONS):
                 break
             continue
-        unchanged = 1
+        unchanged = 0
         if rationed:
             assert context is not None
             if not context.allow("simplify", f"{reduction.__name__} (round {step // len(REDUCTIONS) + 1})"):
