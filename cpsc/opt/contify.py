@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cpsc.cps import ir
@@ -38,14 +39,39 @@ class _Plan:
     inner: list[CallSite]  # g's calls of itself, all tail calls
 
 
-def _sites_and_closures(program: ir.Program, facts: ProgramFacts) -> tuple[dict[str, list[CallSite]], set[str]]:
-    sites: dict[str, list[CallSite]] = defaultdict(list)
+class _Sites:
+    """Every direct call site, by callee, kept current as contification rewrites the program:
+    a rewrite changes only the continuations it returns, and the sites in the others stay
+    where they were."""
+
+    def __init__(self) -> None:
+        self.by_callee: dict[str, dict[tuple[str, int | None], CallSite]] = defaultdict(dict)
+        self.by_label: dict[str, list[CallSite]] = defaultdict(list)
+
+    def add(self, program: ir.Program, function: str, labels: list[str],
+            conts: Mapping[str, ir.Cont] | None = None) -> None:
+        for site in call_sites_in(program, function, labels, conts):
+            self.by_callee[site.callee][(site.label, site.index)] = site
+            self.by_label[site.label].append(site)
+
+    def replace(self, program: ir.Program, function: str, changed: list[str]) -> None:
+        """Follow a rewrite that changed (or added) the continuations `changed`, now `function`'s."""
+        for label in changed:
+            for site in self.by_label.pop(label, []):
+                del self.by_callee[site.callee][(site.label, site.index)]
+        self.add(program, function, changed)
+
+    def of(self, callee: str) -> list[CallSite]:
+        return list(self.by_callee.get(callee, {}).values())
+
+
+def _sites_and_closures(program: ir.Program, facts: ProgramFacts) -> tuple[_Sites, set[str]]:
+    sites = _Sites()
     closures: set[str] = set()
     conts = program.cont_table
     for f in sorted(program.functions):
         labels = facts.owned(f)  # a call in unreachable code names g too
-        for site in call_sites_in(program, f, labels, conts):
-            sites[site.callee].append(site)
+        sites.add(program, f, labels, conts)
         for label in labels:
             closures.update(b.value.function for b in conts[label].bindings
                             if isinstance(b.value, ir.MakeClosure))
@@ -78,7 +104,8 @@ def _returns_to_caller(program: ir.Program, site: CallSite) -> bool:
             and cont.terminator == ir.Jump(ir.Ret(site.function), (call.var,)))
 
 
-def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: ProgramFacts) -> ir.Program:
+def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: ProgramFacts,
+             sites: _Sites) -> ir.Program:
     g = program.functions[plan.function]
     head = names.fresh(f"{g.name}.head")
     point: ReturnPoint | None = None
@@ -112,6 +139,7 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
     program = ir.Program(functions, program.conts.update(changed), program.main, program.closed, program.globals)
     facts.changed(program, plan.caller, list(changed.values()), [])
     facts.moved(g.name, g.parent, plan.caller)
+    sites.replace(program, plan.caller, list(changed))
     return program
 
 
@@ -122,24 +150,21 @@ def contify_with_stats(program: ir.Program, context: PassContext | None = None) 
     for _ in range(20):
         facts = ProgramFacts(program)
         sites, closures = _sites_and_closures(program, facts)
-        touched: set[str] = set()
+        contified = 0
         for g in sorted(program.functions):
-            function = program.functions[g]
-            if g == program.main or function.noinline or g in closures or g in touched:
+            function = program.functions.get(g)
+            if function is None or g == program.main or function.noinline or g in closures:
                 continue
-            calls = sites.get(g, [])
-            if any(site.function in touched for site in calls):
-                continue  # the calls moved or changed this round: the next one sees them
-            plan = _plan(facts, g, calls)
+            plan = _plan(facts, g, sites.of(g))
             if plan is None:
                 continue
             if not context.allow("contify", f"{g} into {plan.caller}"):
                 return program, stats
-            program = _contify(program, plan, names, facts)
-            touched.update((g, plan.caller))
+            program = _contify(program, plan, names, facts, sites)
+            contified += 1
             stats["functions contified"] += 1
             stats["loops made"] += bool(plan.inner)
-        if not touched:
+        if not contified:
             break
     return program, stats
 
