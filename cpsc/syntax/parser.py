@@ -16,6 +16,7 @@ from cpsc.cache import cache_dir
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.labels import Labelled, apply_labelled
+from cpsc.syntax.lalr import LalrDriver
 from cpsc.syntax.modules import OpenDecl, module_members, open_in, open_modules
 from cpsc.syntax.printf import PRINTERS, printf_expression
 
@@ -26,14 +27,14 @@ def lang_file(name: str) -> str:
 
 
 @functools.cache
-def _parser() -> tuple[Lark, _ToAst]:
+def _parser() -> tuple[LalrDriver, _ToAst]:
     """The LALR parser, with the AST built by `_ToAst` as rules are reduced. Lark caches the
     analysed grammar (keyed by its text) in the user's cache folder, so that a build does not
     pay for computing the parse tables."""
     builder = _ToAst()
     parser = Lark(lang_file("grammar.lark"), parser="lalr", maybe_placeholders=False,
                   transformer=_Callbacks(builder), cache=str(cache_dir() / "grammar.lark.cache"))
-    return parser, builder
+    return LalrDriver(parser), builder
 
 
 _parsing = threading.Lock()
