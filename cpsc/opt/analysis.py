@@ -5,7 +5,6 @@ and whether they are in scope at a call site."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 
 from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
@@ -127,17 +126,26 @@ class ProgramFacts:
         """Functions on a cycle of the graph whose edges are calls, tail calls and closures
         (from a function or anything nested in it: inlining copies the nested ones too)."""
         if self._recursive is None:
-            graph = {f: sorted(set(self._named_in_subtree(f))) for f in self.program.functions}
+            graph = {f: sorted(names) for f, names in self._named_in_subtrees().items()}
             self._recursive = set()
             for component in strongly_connected_components(sorted(graph), graph):
                 if len(component) > 1 or component[0] in graph[component[0]]:
                     self._recursive.update(component)
         return self._recursive
 
-    def _named_in_subtree(self, function: str) -> Iterable[str]:
-        for f in self.subtree(function):
-            for label in self.conts_of(f):
-                yield from named_functions(self.program.conts[label])
+    def _named_in_subtrees(self) -> dict[str, set[str]]:
+        """For each function, the functions named in it or in a function nested in it: each
+        function's own names, then its children's sets added to their parent's, innermost
+        first (a walk of each subtree per function would be quadratic in the nesting depth)."""
+        conts = self.program.cont_table
+        named = {f: {g for label in self.conts_of(f) for g in named_functions(conts[label])}
+                 for f in self.program.functions}
+        roots = [f for f, function in self.program.functions.items() if function.parent is None]
+        for f in reversed([f for root in roots for f in self.subtree(root)]):
+            parent = self.program.functions[f].parent
+            if parent is not None:
+                named[parent] |= named[f]
+        return named
 
     # ------------------------------------------------------------ scope
     def free_variables(self, function: str) -> dict[str, str]:
