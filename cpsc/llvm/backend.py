@@ -8,6 +8,7 @@ import os
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -61,7 +62,11 @@ class ForkedCompile:
         target_machine(opt)  # initialised before the fork, once for all children
         descriptor, self.path = tempfile.mkstemp(suffix=".o", dir=folder)
         os.close(descriptor)
-        self.pid = os.fork()
+        with warnings.catch_warnings():
+            # Python 3.12 warns of forking a threaded process: the CLI's other thread only
+            # waits for this one (`cpsc.deep_stack`), and the child runs no Python threads.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self.pid = os.fork()
         if self.pid == 0:  # the child: never returns into the parent's code
             status = 1
             try:
