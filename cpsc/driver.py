@@ -15,7 +15,7 @@ from collections.abc import Callable
 from cpsc.closure.convert import closure_convert
 from cpsc.cps import ir as cps_ir
 from cpsc.cps.convert import cps_convert
-from cpsc.llvm.backend import ForkedCompile, emit_object, link, optimize
+from cpsc.llvm.backend import ForkedCompile, compile_timed, emit_object, link, optimize
 from cpsc.llvm.lower import functions_that_may_raise, lower_module, lower_part
 from cpsc.llvm.partition import part_count, partition
 from cpsc.mono.mono import monomorphise
@@ -108,35 +108,37 @@ def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stag
                       parts: int | None = None) -> None:
     """Build the executable. A large program is split into parts (`cpsc.llvm.partition`; at
     most `parts` when given) that are lowered and compiled at once, each but the first in a
-    process of its own; then `lower` and `llvm-opt` are the first part's, and `codegen` the
-    rest of the time until every part's object is ready."""
+    process of its own; then `lower` and `llvm-opt` are the longest of any part, and `codegen`
+    the rest of the time until every part's object is ready."""
     stages = stages or Stages()
     count = part_count(module) if parts is None else parts
-    with tempfile.TemporaryDirectory() as folder:
-        start = time.perf_counter()
-        if count == 1:
-            others = []
-            llvm_ir = to_llvm(module, stages)
-        else:
-            split = partition(module, count)
-            may_raise = functions_that_may_raise(module)
-            others = [ForkedCompile(functools.partial(_lowered_part, module, part, may_raise), opt, folder)
-                      for part in split[1:]]
-            with stages.stage("lower"):
-                llvm_ir = _lowered_part(module, split[0], may_raise)
-        first_lowered = time.perf_counter()
-        optimized = optimize(llvm_ir, opt)
-        optimizing = time.perf_counter() - first_lowered
-        objects = [emit_object(optimized, opt)]
-        for other in others:
-            object_code, seconds = other.result()
-            objects.append(object_code)
-            optimizing = max(optimizing, seconds - (first_lowered - start))
-        elapsed = time.perf_counter() - first_lowered
-    stages.record("llvm-opt", optimizing)
-    stages.record("codegen", elapsed - optimizing)
+    if count == 1:
+        llvm_ir = to_llvm(module, stages)
+        with stages.stage("llvm-opt"):
+            optimized = optimize(llvm_ir, opt)
+        with stages.stage("codegen"):
+            objects = [emit_object(optimized, opt)]
+    else:
+        objects = _compile_parts(module, opt, count, stages)
     with stages.stage("link"):
         link(objects, output)
+
+
+def _compile_parts(module: ssa_ir.Module, opt: int, count: int, stages: Stages) -> list[bytes]:
+    start = time.perf_counter()
+    split = partition(module, count)
+    may_raise = functions_that_may_raise(module)
+    with tempfile.TemporaryDirectory() as folder:
+        others = [ForkedCompile(functools.partial(_lowered_part, module, part, may_raise), opt, folder)
+                  for part in split[1:]]
+        results = [compile_timed(functools.partial(_lowered_part, module, split[0], may_raise), opt)]
+        results += [other.result() for other in others]
+    lowering = max(r[1] for r in results)
+    optimizing = max(r[2] for r in results)
+    stages.record("lower", lowering)
+    stages.record("llvm-opt", optimizing)
+    stages.record("codegen", max(0.0, time.perf_counter() - start - lowering - optimizing))
+    return [r[0] for r in results]
 
 
 def _lowered_part(module: ssa_ir.Module, part: set[str], may_raise: set[str]) -> str:

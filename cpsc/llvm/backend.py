@@ -51,12 +51,22 @@ def emit_object(module: llvm.ModuleRef, opt: int) -> bytes:
     return bytes(target_machine(opt).emit_object(module))
 
 
+def compile_timed(make_ir: Callable[[], str], opt: int) -> tuple[bytes, float, float]:
+    """The object code of the LLVM IR `make_ir()` gives, and the seconds lowering (making
+    the IR) and LLVM's optimisation took."""
+    start = time.perf_counter()
+    llvm_ir = make_ir()
+    lowered = time.perf_counter()
+    optimized = optimize(llvm_ir, opt)
+    optimizing = time.perf_counter() - lowered
+    return emit_object(optimized, opt), lowered - start, optimizing
+
+
 class ForkedCompile:
-    """`emit_object(optimize(make_ir(), opt), opt)` computed in a forked child process, so
-    that several modules are lowered and compiled at once (llvmlite serialises all LLVM calls
-    of a process under one lock, so threads would take turns). The child inherits the
-    program and the initialised LLVM, and writes the object to a file, and the seconds its
-    lowering and optimisation took beside it; `result` waits for both."""
+    """`compile_timed(make_ir, opt)` in a forked child process, so that several modules are
+    lowered and compiled at once (llvmlite serialises all LLVM calls of a process under one
+    lock, so threads would take turns). The child inherits the program and the initialised
+    LLVM, and writes the object to a file, its timings beside it; `result` waits for both."""
 
     def __init__(self, make_ir: Callable[[], str], opt: int, folder: str) -> None:
         target_machine(opt)  # initialised before the fork, once for all children
@@ -70,20 +80,20 @@ class ForkedCompile:
         if self.pid == 0:  # the child: never returns into the parent's code
             status = 1
             try:
-                start = time.perf_counter()
-                optimized = optimize(make_ir(), opt)
-                Path(self.path + ".seconds").write_text(str(time.perf_counter() - start))
-                Path(self.path).write_bytes(emit_object(optimized, opt))
+                object_code, lowering, optimizing = compile_timed(make_ir, opt)
+                Path(self.path + ".seconds").write_text(f"{lowering} {optimizing}")
+                Path(self.path).write_bytes(object_code)
                 status = 0
             finally:
                 os._exit(status)
 
-    def result(self) -> tuple[bytes, float]:
-        """The object code and the seconds its lowering and LLVM's optimisation took."""
+    def result(self) -> tuple[bytes, float, float]:
+        """As `compile_timed`'s."""
         _, status = os.waitpid(self.pid, 0)
         if status != 0:
             raise RuntimeError(f"LLVM failed on a part of the program (status {status})")
-        return Path(self.path).read_bytes(), float(Path(self.path + ".seconds").read_text())
+        lowering, optimizing = map(float, Path(self.path + ".seconds").read_text().split())
+        return Path(self.path).read_bytes(), lowering, optimizing
 
 
 def emit_assembly(module: llvm.ModuleRef, opt: int) -> str:

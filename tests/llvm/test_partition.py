@@ -9,9 +9,8 @@ import subprocess
 import pytest
 
 from cpsc import driver
-from cpsc.llvm.partition import function_size, functions_named, part_count, partition
+from cpsc.llvm.partition import functions_named, part_count, partition
 from cpsc.opt.pipeline import LEVELS
-from cpsc.syntax.interp import run_ast
 from tests.programs.harness import Program, check_outcome, native
 from tests.programs.test_examples import IDS, PROGRAMS
 
@@ -65,22 +64,6 @@ def test_only_calls_of_noinline_functions_are_cut():
     for f in module.functions:
         for callee in functions_named(f):
             assert part_of[callee] == part_of[f.name] or callee in noinline, (f.name, callee)
-
-
-def test_a_group_too_big_for_one_part_is_cut_into_runs(tmp_path):
-    """A chain of functions, each calling the one before: one group, cut for balance."""
-    lines = ["let f0 x = x + 1"]
-    lines += [f"let f{i} x = if x > {i % 13} then f{i - 1} (x - 1) else f{i - 1} x + {i % 7}" for i in range(1, 1000)]
-    lines.append("let () = print_int (f999 40); print_newline ()")
-    source = "\n".join(lines) + "\n"
-    module = _module(source, opt=0)
-    parts = partition(module, 3)
-    sizes = [sum(function_size(f) for f in module.functions if f.name in part) for part in parts]
-    assert len(parts) == 3 and max(sizes) < 1.5 * min(sizes), sizes
-    exe = tmp_path / "prog"
-    driver.native_executable(module, 2, str(exe), parts=3)
-    done = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
-    assert done.stdout == run_ast(driver.front_end(source, "prog.fl")).stdout
 
 
 def test_small_programs_stay_whole():
