@@ -25,6 +25,7 @@ class ProgramFacts:
         self._dominators: dict[str, Dominators] = {}
         self._defs: dict[str, tuple[str, str | None]] | None = None
         self._owned: dict[str, set[str]] | None = None
+        self._sizes: dict[str, int] = {}
 
     def changed(self, program: ir.Program, function: str, conts: list[ir.Cont],
                 functions: list[ir.Function]) -> None:
@@ -34,6 +35,7 @@ class ProgramFacts:
         if self._conts is not None:
             self._conts.pop(function, None)
         self._dominators.pop(function, None)
+        self._forget_sizes(function)
         if self._children is not None:
             for f in functions:
                 if f.parent is not None:
@@ -52,6 +54,9 @@ class ProgramFacts:
         (which was nested in `parent`): its nested functions are now nested in `into`."""
         if self._conts is not None:
             self._conts.pop(function, None)
+        self._sizes.pop(function, None)
+        self._forget_sizes(into)
+        self._forget_sizes(parent)
         if self._owned is not None:
             self._owned[into] |= self._owned.pop(function, set())
         if self._children is not None:
@@ -118,8 +123,16 @@ class ProgramFacts:
 
     def size(self, function: str) -> int:
         """Bindings and terminators of `function` and the functions nested in it."""
-        return sum(len(self.program.conts[label].bindings) + 1
-                   for f in self.subtree(function) for label in self.conts_of(f))
+        if function not in self._sizes:
+            self._sizes[function] = sum(len(self.program.conts[label].bindings) + 1
+                                        for f in self.subtree(function) for label in self.conts_of(f))
+        return self._sizes[function]
+
+    def _forget_sizes(self, function: str | None) -> None:
+        """A change to `function` changes its size and those of the functions it is nested in."""
+        while function is not None and function in self.program.functions:
+            self._sizes.pop(function, None)
+            function = self.program.functions[function].parent
 
     # ------------------------------------------------------------ calls
     def recursive(self) -> set[str]:
