@@ -16,6 +16,7 @@ from llvmlite import ir as ll
 from cpsc.cps import ir as cps
 from cpsc.cps.primops import evaluate
 from cpsc.llvm.partition import functions_named
+from cpsc.llvm.switch_table import SwitchTable, switch_tables
 from cpsc.ssa import ir
 from cpsc.syntax.builtins import ExceptionId
 from cpsc.types.types import TCon
@@ -195,7 +196,12 @@ class FunctionLowering:
         self.owner, self.f = owner, f
         self.fn = owner.functions[f.name]
         self.values: dict[str, ll.Value] = {}
-        self.blocks = {b.label: self.fn.append_basic_block(b.label) for b in f.blocks}
+        self.tables = switch_tables(f)
+        self.absorbed = {label for table in self.tables.values() for label in table.arms}
+        self.lowered = [b for b in f.blocks if b.label not in self.absorbed]
+        # What a table lookup passes to its join block's phis, instead of the arms it replaced
+        self.table_inputs: dict[str, list[tuple[list[ll.Value], ll.Block]]] = {}
+        self.blocks = {b.label: self.fn.append_basic_block(b.label) for b in self.lowered}
         self.ends: dict[str, ll.Block] = {}
         self.builder = ll.IRBuilder()
         self.current_label = ""  # the SSA block being lowered
@@ -204,21 +210,24 @@ class FunctionLowering:
     def lower(self) -> None:
         for p, arg in zip(self.f.params, self.fn.args):
             self.values[p.name] = arg
-        phis: list[tuple[ll.PhiInstr, ir.Phi]] = []
-        for block in self.f.blocks:
+        phis: list[tuple[ll.PhiInstr, ir.Phi, str, int]] = []
+        for block in self.lowered:
             self.current_label = block.label
             self.builder.position_at_end(self.blocks[block.label])
-            for phi in block.phis:
+            for index, phi in enumerate(block.phis):
                 node = self.builder.phi(lltype(phi.var.type), name=phi.var.name)
                 self.values[phi.var.name] = node
-                phis.append((node, phi))
+                phis.append((node, phi, block.label, index))
             for x in block.instructions:
                 self.values[x.var.name] = self.value(x.var, x.value)
             self.terminator(block.terminator)
             self.ends[block.label] = self.builder.block
-        for node, phi in phis:
+        for node, phi, label, index in phis:
             for pred, value in phi.inputs:
-                node.add_incoming(self.operand(value), self.ends[pred])
+                if pred not in self.absorbed:
+                    node.add_incoming(self.operand(value), self.ends[pred])
+            for values, pred_block in self.table_inputs.get(label, ()):
+                node.add_incoming(values[index], pred_block)
 
     # ---------------------------------------------------------------- operands
     def operand(self, o: cps.Operand) -> ll.Value:
@@ -342,6 +351,8 @@ class FunctionLowering:
             b.branch(self.blocks[t.target])
         elif isinstance(t, ir.CondBr):
             b.cbranch(self.operand(t.condition), self.blocks[t.if_true], self.blocks[t.if_false])
+        elif isinstance(t, cps.Switch) and self.current_label in self.tables:
+            self.table_lookup(t.value, self.tables[self.current_label])
         elif isinstance(t, cps.Switch):
             switch = b.switch(self.operand(t.value), self.blocks[t.default])
             for value, label in t.cases:
@@ -355,6 +366,38 @@ class FunctionLowering:
             fnty = function_type([t.closure.type] + [a.type for a in t.args], self.f.result)
             args = [closure] + [self.operand(a) for a in t.args]
             b.ret(b.call(_Callee(code, fnty), args, cconv="tailcc", tail="musttail"))
+
+    def table_lookup(self, value: cps.Operand, table: SwitchTable) -> None:
+        """Select `table`'s constants for `value` and return them or pass them to the join
+        (see `cpsc.llvm.switch_table`)."""
+        b = self.builder
+        index = b.sub(self.operand(value), I64(table.low))
+        found = self.fn.append_basic_block(f"{self.current_label}.found")
+        missing = self.fn.append_basic_block(f"{self.current_label}.missing")
+        b.cbranch(b.icmp_unsigned("<", index, I64(len(table.columns[0]))), found, missing)
+        b.position_at_end(found)
+        selected = [self.table_entry(column, index, n) for n, column in enumerate(table.columns)]
+        self.carry(table, selected)
+        b.position_at_end(missing)
+        self.carry(table, [self.operand(c) for c in table.defaults])
+
+    def table_entry(self, column: tuple[cps.Const, ...], index: ll.Value, n: int) -> ll.Value:
+        entries = [self.operand(c) for c in column]
+        init = ll.Constant(ll.ArrayType(entries[0].type, len(entries)), entries)
+        g = ll.GlobalVariable(self.owner.module, init.type, f"{self.fn.name}.{self.current_label}.table{n}")
+        g.type = PTR  # as in `static_tuple`
+        g.initializer, g.global_constant, g.linkage = init, True, "private"
+        g.unnamed_addr = True
+        slot = self.builder.gep(g, [I64(0), index], inbounds=True, source_etype=init.type)
+        return self.builder.load(slot, typ=init.type.element)
+
+    def carry(self, table: SwitchTable, values: list[ll.Value]) -> None:
+        """End the current block by returning `values`, or going to the join with them."""
+        if table.join is None:
+            self.builder.ret(values[0])
+            return
+        self.table_inputs.setdefault(table.join, []).append((values, self.builder.block))
+        self.builder.branch(self.blocks[table.join])
 
     # ---------------------------------------------------------------- primitives
     def primitive(self, op: str, args: list[ll.Value], result: TCon) -> ll.Value:

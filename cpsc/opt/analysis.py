@@ -20,7 +20,9 @@ class ProgramFacts:
     def __init__(self, program: ir.Program) -> None:
         self.program = program
         self._conts: dict[str, list[str]] | None = None
-        self._children: dict[str, list[str]] | None = None
+        # Each function's nested functions, as an ordered set: a move removes one from a
+        # parent (the main function) that may have thousands.
+        self._children: dict[str, dict[str, None]] | None = None
         self._recursive: set[str] | None = None
         self._dominators: dict[str, Dominators] = {}
         self._defs: dict[str, tuple[str, str | None]] | None = None
@@ -39,7 +41,7 @@ class ProgramFacts:
         if self._children is not None:
             for f in functions:
                 if f.parent is not None:
-                    self._children[f.parent].append(f.name)
+                    self._children[f.parent][f.name] = None
         if self._owned is not None:
             for cont in conts:
                 self._owned[cont.function].add(cont.label)
@@ -60,9 +62,9 @@ class ProgramFacts:
         if self._owned is not None:
             self._owned[into] |= self._owned.pop(function, set())
         if self._children is not None:
-            self._children[into].extend(self._children.pop(function, []))
+            self._children[into].update(self._children.pop(function, {}))
             if parent is not None:
-                self._children[parent].remove(function)
+                del self._children[parent][function]
 
     def binding_of(self, name: str) -> ir.Binding | None:
         """The binding that defines variable `name` (None: a parameter)."""
@@ -90,11 +92,11 @@ class ProgramFacts:
 
     def children(self, function: str) -> list[str]:
         if self._children is None:
-            self._children = defaultdict(list)
+            self._children = defaultdict(dict)
             for f in sorted(self.program.functions.values(), key=lambda f: f.name):
                 if f.parent is not None:
-                    self._children[f.parent].append(f.name)
-        return self._children.get(function, [])
+                    self._children[f.parent][f.name] = None
+        return list(self._children.get(function, ()))
 
     def subtree(self, function: str) -> list[str]:
         """`function` and every function nested in it, parents before children."""
