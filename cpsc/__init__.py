@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cpsc import dataclass_cache
+
+dataclass_cache.install()  # before any module of cpsc defines a dataclass
+
 __version__ = "0.1.0"
 
 _API = {"compile": "cpsc.api", "parse": "cpsc.api", "infer_types": "cpsc.api", "Program": "cpsc.api",

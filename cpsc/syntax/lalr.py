@@ -1,57 +1,103 @@
-"""A tighter driver for the LALR tables Lark computes for `lang/grammar.lark`.
+"""A tighter driver for the LALR tables Lark computes for `lang/grammar.lark`, loaded without Lark.
 
 Lark's own loop looks each rule up by a Python-level hash and equality of its rule object,
 and re-reads its fields, at every reduction; an FL expression climbs a dozen precedence
 levels, each a reduction, so that loop was most of the parse stage. Here the table is
 recoded once: a shift is the next state (an int), a reduction a tuple of the rule's length,
-the name it reduces to and its callback, none for a unit rule `?a: b` (the value stays). Lark's contextual lexer, its callbacks (which build
-the AST) and its exceptions are used unchanged, so errors read as before.
+the name it reduces to and its callback, none for a unit rule `?a: b` (the value stays).
+
+The recoded table is plain data (`ParseTables`), stored in the user's cache: a build loads it
+in a few milliseconds, where making a `Lark` object, even from Lark's own cache, took 40.
+
+Tokens come from Lark's lexers, by way of the root lexer (every terminal): when the root
+lexer's token is one the parser's state accepts, the state's own lexer would have found the
+same one (both try the terminals in the same order, the state's being a subset), so only a
+token the state rejects is lexed again by the state's lexer, made when first needed. A build
+then compiles the regular expressions of one lexer, not of one per state it meets. Lark's
+callbacks (which build the AST) and its exceptions are used unchanged, so errors read as before.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from copy import copy
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Union
 
-from lark import Lark, Token
+from lark import Lark, Token, Tree
+from lark.common import LexerConf
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken
-from lark.lexer import LexerState, TextSlice
-from lark.parse_tree_builder import ExpandSingleChild
+from lark.lexer import BasicLexer, LexerState, TerminalDef, TextSlice
+from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
 Reduction = tuple[int, str, Union[Callable[[list[Any]], Any], None]]
 Action = Union[int, Reduction]
 
+# How a rule's callback is made from the AST builder's methods: ("method", name), Lark's
+# ("tree", name) for a rule with no method, ("expand1", inner) for `?rule`, and
+# ("filter", positions, inner) to drop punctuation and splice `_rule`s' children.
+CallbackRecipe = tuple[Any, ...]
 
-class LalrDriver:
-    def __init__(self, lark: Lark, start: str = "start") -> None:
-        frontend = lark.parser
-        parser = frontend.parser.parser
+
+@dataclass(frozen=True)
+class ParseTables:
+    """Lark's LALR analysis of the grammar as plain data, to store and load."""
+
+    states: dict[int, dict[str, int]]  # a shift: the next state (>= 0); a reduction: -1 - rule
+    rules: list[tuple[int, str, CallbackRecipe]]  # length, the name it reduces to, its callback
+    start: int
+    end: int
+    terminals: list[TerminalDef]
+    ignore: tuple[str, ...]
+
+    @staticmethod
+    def from_lark(lark: Lark, methods: object, start: str = "start") -> ParseTables:
+        """The tables of `lark`, made with `methods` (an object whose attributes are the
+        callbacks by rule name) as its transformer."""
+        parser = lark.parser.parser.parser
         table = parser.parse_table
-        self.lexer = frontend.lexer
-        reductions: dict[int, Reduction] = {}
-        self.states: dict[int, dict[str, Action]] = {}
+        method_names = {id(f): name for name, f in vars(methods).items()}
+        rule_index: dict[int, int] = {}
+        rules: list[tuple[int, str, CallbackRecipe]] = []
+        states: dict[int, dict[str, int]] = {}
         for state, actions in table.states.items():
-            row: dict[str, Action] = {}
+            row: dict[str, int] = {}
             for symbol, (action, argument) in actions.items():
                 if action is Shift:
                     row[symbol] = argument
-                else:
-                    row[symbol] = reductions.setdefault(id(argument), _reduction(argument, parser.callbacks[argument]))
-            self.states[state] = row
-        self.start = table.start_states[start]
-        self.end = table.end_states[start]
+                    continue
+                if id(argument) not in rule_index:
+                    rule_index[id(argument)] = len(rules)
+                    recipe = _recipe(parser.callbacks[argument], method_names)
+                    rules.append((len(argument.expansion), argument.origin.name, recipe))
+                row[symbol] = -1 - rule_index[id(argument)]
+            states[state] = row
+        conf = lark.lexer_conf
+        return ParseTables(states, rules, table.start_states[start], table.end_states[start],
+                           list(conf.terminals), tuple(conf.ignore))
+
+
+class LalrDriver:
+    def __init__(self, tables: ParseTables, methods: object) -> None:
+        reductions = [_reduction(size, origin, _callback(recipe, methods)) for size, origin, recipe in tables.rules]
+        self.states: dict[int, dict[str, Action]] = {
+            state: {symbol: action if action >= 0 else reductions[-1 - action] for symbol, action in row.items()}
+            for state, row in tables.states.items()}
+        self.start, self.end = tables.start, tables.end
+        self.lexers = _Lexers(tables)
 
     def parse(self, text: str) -> Any:
         states = self.states
-        lexers = self.lexer.lexers
         lexer_state = LexerState(TextSlice.cast_from(text))
         state_stack = [self.start]
         value_stack: list[Any] = []
         token = None
         while True:
             try:
-                token = lexers[state_stack[-1]].next_token(lexer_state, None)
+                token = self._next_token(lexer_state, state_stack[-1])
             except EOFError:
                 break
             except UnexpectedCharacters as error:
@@ -75,6 +121,20 @@ class LalrDriver:
             if state_stack[-1] == self.end:
                 return value_stack[-1]
 
+    def _next_token(self, lexer_state: LexerState, state: int) -> Token:
+        counter = lexer_state.line_ctr
+        position = counter.char_pos, counter.line, counter.column, counter.line_start_pos
+        last_token = lexer_state.last_token
+        try:
+            token = self.lexers.root.next_token(lexer_state, None)
+            if token.type in self.lexers.accepted[state]:
+                return token
+        except UnexpectedCharacters:
+            pass  # the state's lexer raises it again, with the terminals the state accepts
+        counter.char_pos, counter.line, counter.column, counter.line_start_pos = position
+        lexer_state.last_token = last_token
+        return self.lexers.of_state(state).next_token(lexer_state, None)
+
     def _reduce(self, reduction: Reduction, state_stack: list[int], value_stack: list[Any]) -> None:
         size, origin, callback = reduction
         if callback is None:  # a unit rule `?a: b`: the value stays, only the state moves
@@ -97,15 +157,58 @@ class LalrDriver:
         """As Lark's contextual lexer: text some terminal matches, though not here, is an
         unexpected token; text none matches, unexpected characters."""
         try:
-            token = self.lexer.root_lexer.next_token(lexer_state, None)
+            token = self.lexers.root.next_token(lexer_state, None)
         except UnexpectedCharacters:
             return error
         return UnexpectedToken(token, error.allowed)
 
 
-def _reduction(rule: Any, callback: Callable[[list[Any]], Any]) -> Reduction:
+class _Lexers:
+    """Lark's lexer of every terminal, and those of the terminals each state accepts."""
+
+    def __init__(self, tables: ParseTables) -> None:
+        self.conf = LexerConf(tables.terminals, re, tables.ignore, skip_validation=True)
+        self.root = BasicLexer(self.conf)
+        terminal_names = {t.name for t in tables.terminals}
+        self.accepted = {state: frozenset(row.keys() & terminal_names | set(tables.ignore))
+                         for state, row in tables.states.items()}
+        self._made: dict[frozenset[str], BasicLexer] = {}
+
+    def of_state(self, state: int) -> BasicLexer:
+        accepted = self.accepted[state]
+        if accepted not in self._made:
+            conf = copy(self.conf)
+            conf.terminals = [t for t in self.conf.terminals if t.name in accepted]
+            self._made[accepted] = BasicLexer(conf)
+        return self._made[accepted]
+
+
+def _recipe(callback: Any, method_names: dict[int, str]) -> CallbackRecipe:
+    if isinstance(callback, ChildFilterLALR_NoPlaceholders):
+        return "filter", tuple(callback.to_include), _recipe(callback.node_builder, method_names)
+    if isinstance(callback, ExpandSingleChild):
+        return "expand1", _recipe(callback.node_builder, method_names)
+    if isinstance(callback, partial) and callback.func is Tree and not callback.keywords:
+        return ("tree", *callback.args)
+    if id(callback) in method_names:
+        return "method", method_names[id(callback)]
+    raise ValueError(f"a parser callback the tables cannot store: {callback!r}")
+
+
+def _callback(recipe: CallbackRecipe, methods: object) -> Callable[[list[Any]], Any]:
+    kind = recipe[0]
+    if kind == "filter":
+        return ChildFilterLALR_NoPlaceholders(list(recipe[1]), _callback(recipe[2], methods))  # type: ignore[no-any-return]
+    if kind == "expand1":
+        return ExpandSingleChild(_callback(recipe[1], methods))
+    if kind == "tree":
+        return partial(Tree, *recipe[1:])
+    return getattr(methods, recipe[1])  # type: ignore[no-any-return]
+
+
+def _reduction(size: int, origin: str, callback: Callable[[list[Any]], Any]) -> Reduction:
     """A rule's length, the name it reduces to and its callback; None for a rule `?a: b`,
     whose callback would hand its one child on (most of the reductions: an expression climbs
     every precedence level)."""
-    unit = len(rule.expansion) == 1 and isinstance(callback, ExpandSingleChild)
-    return len(rule.expansion), rule.origin.name, None if unit else callback
+    unit = size == 1 and isinstance(callback, ExpandSingleChild)
+    return size, origin, None if unit else callback

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
+import os
+import pickle
 import re
+import tempfile
 import threading
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import lark
 from lark import Lark, Token
 
 from cpsc.cache import cache_dir
-from cpsc.syntax import ast
+from cpsc.syntax import ast, lalr
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.labels import Labelled, apply_labelled
-from cpsc.syntax.lalr import LalrDriver
+from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.modules import OpenDecl, module_members, open_in, open_modules
 from cpsc.syntax.printf import PRINTERS, printf_expression
 
@@ -28,13 +33,33 @@ def lang_file(name: str) -> str:
 
 @functools.cache
 def _parser() -> tuple[LalrDriver, _ToAst]:
-    """The LALR parser, with the AST built by `_ToAst` as rules are reduced. Lark caches the
-    analysed grammar (keyed by its text) in the user's cache folder, so that a build does not
-    pay for computing the parse tables."""
+    """The LALR parser, with the AST built by `_ToAst` as rules are reduced."""
     builder = _ToAst()
-    parser = Lark(lang_file("grammar.lark"), parser="lalr", maybe_placeholders=False,
-                  transformer=_Callbacks(builder), cache=str(cache_dir() / "grammar.lark.cache"))
-    return LalrDriver(parser), builder
+    methods = _Callbacks(builder)
+    return LalrDriver(_parse_tables(methods), methods), builder
+
+
+def _parse_tables(methods: _Callbacks) -> ParseTables:
+    """The grammar's parse tables, from the user's cache folder (keyed by the grammar, Lark's
+    version and the tables' format), else made by Lark and stored there."""
+    grammar = lang_file("grammar.lark")
+    format_source = Path(lalr.__file__).read_bytes() + Path(__file__).read_bytes()
+    digest = hashlib.sha256(b"\0".join([grammar.encode(), lark.__version__.encode(), format_source])).hexdigest()[:16]
+    path = cache_dir() / f"parse-tables-{digest}.pickle"
+    try:
+        tables = pickle.loads(path.read_bytes())
+        if isinstance(tables, ParseTables):
+            return tables
+    except Exception:  # noqa: BLE001 - missing or damaged: make them again
+        pass
+    tables = ParseTables.from_lark(Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=methods), methods)
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
+            pickle.dump(tables, out, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
+    except OSError:  # a full disk: the next build makes them again
+        pass
+    return tables
 
 
 _parsing = threading.Lock()

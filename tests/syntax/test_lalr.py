@@ -1,0 +1,76 @@
+"""The parse tables as stored data (`cpsc.syntax.lalr`): tables loaded from the user's cache
+parse exactly as tables Lark has just made, a damaged cache file is made again, and a token the
+root lexer finds but the parser's state rejects is lexed again by that state's lexer."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+from lark import Lark
+
+from cpsc.syntax import ast, parser
+from cpsc.syntax.lalr import LalrDriver, ParseTables
+
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(parser, "cache_dir", lambda: tmp_path)
+    return tmp_path
+
+
+def _fresh_tables(methods: object) -> ParseTables:
+    grammar = parser.lang_file("grammar.lark")
+    return ParseTables.from_lark(Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=methods), methods)
+
+
+def _plain(tables: ParseTables) -> tuple[object, ...]:
+    terminals = [(t.name, type(t.pattern).__name__, t.pattern.value, t.pattern.flags, t.priority) for t in tables.terminals]
+    return tables.states, tables.rules, tables.start, tables.end, terminals, tables.ignore
+
+
+def _parse(tables: ParseTables, text: str) -> object:
+    builder = parser._ToAst()
+    methods = parser._Callbacks(builder)
+    builder.file, builder.modules = "t.fl", {}
+    return LalrDriver(pickle.loads(pickle.dumps(tables)), methods).parse(text)
+
+
+def test_stored_tables_parse_as_tables_lark_has_just_made(cache: Path):
+    methods = parser._Callbacks(parser._ToAst())
+    stored = parser._parse_tables(methods)  # made, then stored in the (empty) cache
+    [path] = cache.iterdir()
+    loaded = parser._parse_tables(methods)  # read back
+    assert _plain(loaded) == _plain(stored) == _plain(pickle.loads(path.read_bytes()))
+    # Lark numbers its states differently each time it analyses the grammar: compare parses
+    fresh = _fresh_tables(parser._Callbacks(parser._ToAst()))
+    for program in ["switch_tables.fl", "records.fl", "exceptions.fl"]:
+        text = parser.strip_comments((PROGRAMS / program).read_text(), "t.fl")
+        assert repr(_parse(loaded, text)) == repr(_parse(fresh, text))
+
+
+def test_a_damaged_cache_file_is_made_again(cache: Path):
+    methods = parser._Callbacks(parser._ToAst())
+    parser._parse_tables(methods)
+    [path] = cache.iterdir()
+    path.write_bytes(b"\x80\x05 not a pickle")
+    tables = parser._parse_tables(methods)
+    assert isinstance(tables, ParseTables) and pickle.loads(path.read_bytes()).start == tables.start
+
+
+def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path):
+    # The root lexer reads `'a'` as a type variable (TYVAR's pattern is tried first and takes
+    # the quote); no state where an expression may start accepts one, and that state's lexer,
+    # which has no TYVAR, reads the char literal.
+    builder = parser._ToAst()
+    methods = parser._Callbacks(builder)
+    builder.file, builder.modules = "t.fl", {}
+    driver = LalrDriver(parser._parse_tables(methods), methods)
+    module = driver.parse("let c = 'a'\nlet t = (fun x -> x : 'a -> 'a)\n")
+    assert isinstance(module, ast.Module)
+    char = module.declarations[0].bindings[0].value  # type: ignore[attr-defined]
+    assert isinstance(char, ast.Const) and char.value == "a"
+    assert any("TYVAR" not in accepted and "CHAR" in accepted for accepted in driver.lexers._made)
