@@ -368,18 +368,34 @@ class FunctionLowering:
             b.ret(b.call(_Callee(code, fnty), args, cconv="tailcc", tail="musttail"))
 
     def table_lookup(self, value: cps.Operand, table: SwitchTable) -> None:
-        """Select `table`'s constants for `value` and return them or pass them to the join
-        (see `cpsc.llvm.switch_table`)."""
+        """Select the arms' constants for `value` from `table`'s columns, then run the one arm
+        standing for them all (see `cpsc.llvm.switch_table`)."""
         b = self.builder
         index = b.sub(self.operand(value), I64(table.low))
         found = self.fn.append_basic_block(f"{self.current_label}.found")
         missing = self.fn.append_basic_block(f"{self.current_label}.missing")
+        arm = self.fn.append_basic_block(f"{self.current_label}.arm")
         b.cbranch(b.icmp_unsigned("<", index, I64(len(table.columns[0]))), found, missing)
         b.position_at_end(found)
-        selected = [self.table_entry(column, index, n) for n, column in enumerate(table.columns)]
-        self.carry(table, selected)
+        entries = [self.table_entry(column, index, n) for n, column in enumerate(table.columns)]
+        b.branch(arm)
         b.position_at_end(missing)
-        self.carry(table, [self.operand(c) for c in table.defaults])
+        defaults = [self.operand(c) for c in table.defaults]
+        b.branch(arm)
+        b.position_at_end(arm)
+        for var, entry, default in zip(table.selected, entries, defaults):
+            phi = b.phi(lltype(var.type), name=var.name)
+            phi.add_incoming(entry, found)
+            phi.add_incoming(default, missing)
+            self.values[var.name] = phi
+        for x in table.body:
+            self.values[x.var.name] = self.value(x.var, x.value)
+        if isinstance(table.terminator, ir.Return):
+            b.ret(self.operand(table.terminator.value))
+            return
+        passed = [self.operand(v) for v in table.join_inputs]
+        self.table_inputs.setdefault(table.terminator.target, []).append((passed, b.block))
+        b.branch(self.blocks[table.terminator.target])
 
     def table_entry(self, column: tuple[cps.Const, ...], index: ll.Value, n: int) -> ll.Value:
         entries = [self.operand(c) for c in column]
@@ -390,14 +406,6 @@ class FunctionLowering:
         g.unnamed_addr = True
         slot = self.builder.gep(g, [I64(0), index], inbounds=True, source_etype=init.type)
         return self.builder.load(slot, typ=init.type.element)
-
-    def carry(self, table: SwitchTable, values: list[ll.Value]) -> None:
-        """End the current block by returning `values`, or going to the join with them."""
-        if table.join is None:
-            self.builder.ret(values[0])
-            return
-        self.table_inputs.setdefault(table.join, []).append((values, self.builder.block))
-        self.builder.branch(self.blocks[table.join])
 
     # ---------------------------------------------------------------- primitives
     def primitive(self, op: str, args: list[ll.Value], result: TCon) -> ll.Value:
