@@ -87,25 +87,28 @@ def _nodes(module: ast.Module) -> dict[int, object]:
 def _store(path: Path, checked: CheckedPrelude) -> None:
     nodes = _nodes(checked.module)
     typing = checked.typing
-    portable = (checked.module, checked.env,
-                [(nodes[k], t) for k, t in typing.types.items() if k in nodes],
-                [(nodes[k], v) for k, v in typing.instances.items() if k in nodes],
-                [(nodes[k], s) for k, s in typing.schemes.items() if k in nodes],
+    node_types = [(nodes[k], t) for k, t in typing.types.items() if k in nodes]
+    node_instances = [(nodes[k], v) for k, v in typing.instances.items() if k in nodes]
+    node_schemes = [(nodes[k], s) for k, s in typing.schemes.items() if k in nodes]
+    roots: list[types.Type] = [t for _, t in node_types]
+    roots += [s.type for s in checked.env.values()] + [s.type for _, s in node_schemes]
+    roots += [t for _, (scheme, instance) in node_instances for t in (scheme.type, *instance)]
+    # The variables listed once here, a load renumbers them without walking every type
+    portable = (checked.module, checked.env, node_types, node_instances, node_schemes,
                 [(nodes[k], r) for k, r in typing.constructors.items() if k in nodes],
-                [(nodes[k], r) for k, r in typing.fields.items() if k in nodes], checked.declarations)
+                [(nodes[k], r) for k, r in typing.fields.items() if k in nodes], checked.declarations,
+                types.type_variables(roots))
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
         pickle.dump(portable, out, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
 
 
 def _load(data: bytes) -> CheckedPrelude:
-    module, env, node_types, node_instances, node_schemes, constructors, fields, declarations = pickle.loads(data)
+    module, env, node_types, node_instances, node_schemes, constructors, fields, declarations, variables = \
+        pickle.loads(data)
     typing = Typing({id(n): t for n, t in node_types}, {id(n): i for n, i in node_instances},
                     {id(n): s for n, s in node_schemes}, {id(n): r for n, r in constructors},
                     {id(n): r for n, r in fields})
-    roots: list[types.Type] = [t for _, t in node_types]
-    roots += [s.type for s in env.values()] + [s.type for _, s in node_schemes]
-    roots += [t for _, (scheme, instance) in node_instances for t in (scheme.type, *instance)]
-    types.renumber(roots)
+    types.renumber(variables)
     return CheckedPrelude(module, typing, env, declarations)
 

@@ -93,18 +93,26 @@ def _var_name(index: int) -> str:
     return letter if index < 26 else f"{letter}{index // 26}"
 
 
-def renumber(roots: Iterable[Type]) -> None:
-    """Give every type variable reachable from `roots` a fresh id. Ids key substitutions, so
-    variables loaded from another process (the cached prelude) must not reuse this one's."""
+def type_variables(roots: Iterable[Type]) -> list[TVar]:
+    """Every type variable reachable from `roots` (through links too), each once."""
     seen: set[int] = set()
+    found: list[TVar] = []
     stack = list(roots)
     while stack:
         t = stack.pop()
         if isinstance(t, TVar):
             if id(t) not in seen:
                 seen.add(id(t))
-                t.id = next(_ids)
+                found.append(t)
                 if t.link is not None:
                     stack.append(t.link)
         else:
             stack.extend(t.args)
+    return found
+
+
+def renumber(variables: Iterable[TVar]) -> None:
+    """Give each type variable a fresh id. Ids key substitutions, so variables loaded from
+    another process (the cached prelude) must not reuse this one's."""
+    for t in variables:
+        t.id = next(_ids)
