@@ -1,3 +1,3 @@
-from cpsc.cli.main import main
+from cpsc.cli.main import entry
 
-raise SystemExit(main())
+entry()

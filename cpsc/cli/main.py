@@ -12,7 +12,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from cpsc import driver
 from cpsc.deep_stack import call_with_deep_stack
@@ -217,6 +217,15 @@ def _write(args: argparse.Namespace, text: str) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def entry() -> NoReturn:
+    """The `cpsc` command: `main`, then exit. The objects still alive (the prelude, the
+    program's IR) are frozen first, so that the collector's last pass at exit does not walk
+    them all: 25 ms of a 240 ms build of `hello.fl`, more for larger programs."""
+    status = main()
+    gc.freeze()
+    sys.exit(status)
 
 
 def main(argv: list[str] | None = None) -> int:
