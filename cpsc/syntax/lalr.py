@@ -20,6 +20,7 @@ callbacks (which build the AST) and its exceptions are used unchanged, so errors
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from copy import copy
 from dataclasses import dataclass
@@ -66,13 +67,16 @@ class ParseTables:
         for state, actions in table.states.items():
             row: dict[str, int] = {}
             for symbol, (action, argument) in actions.items():
+                # Lark names rules with `Token`s, whose `==` is Python code: plain interned
+                # strings make each reduction's lookup of the rule's name a C-level one
+                symbol = sys.intern(str(symbol))
                 if action is Shift:
                     row[symbol] = argument
                     continue
                 if id(argument) not in rule_index:
                     rule_index[id(argument)] = len(rules)
                     recipe = _recipe(parser.callbacks[argument], method_names)
-                    rules.append((len(argument.expansion), argument.origin.name, recipe))
+                    rules.append((len(argument.expansion), sys.intern(str(argument.origin.name)), recipe))
                 row[symbol] = -1 - rule_index[id(argument)]
             states[state] = row
         conf = lark.lexer_conf
