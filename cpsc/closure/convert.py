@@ -156,16 +156,24 @@ def _pass_free_variables(cont: ir.Cont, fvs: dict[str, list[ir.Var]], code_names
         return tuple(renaming.get(v.name, v) for v in fvs[g])
 
     bindings = []
-    for b in cont.bindings:
+    changed = False
+    for b in cont.bindings:  # the bindings that pass nothing are kept, not copied
         value = b.value
-        if isinstance(value, ir.Call):
+        if isinstance(value, ir.Call) and fvs[value.function]:
             value = ir.Call(value.function, captured(value.function) + value.args, value.handler, value.loc)
         elif isinstance(value, ir.MakeClosure):
             value = ir.MakeClosure(code_names[value.function], captured(value.function))
+        else:
+            bindings.append(b)
+            continue
         bindings.append(ir.Binding(b.var, value))
+        changed = True
     term = cont.terminator
-    if isinstance(term, ir.TailCall):
+    if isinstance(term, ir.TailCall) and fvs[term.function]:
         term = ir.TailCall(term.function, captured(term.function) + term.args, term.loc)
+        changed = True
+    if not changed:
+        return cont
     return ir.Cont(cont.label, cont.function, cont.params, tuple(bindings), term)
 
 

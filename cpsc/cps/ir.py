@@ -24,13 +24,13 @@ from cpsc.types.types import TCon
 Type = TCon
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Var:
     name: str
     type: Type
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Const:
     """A literal: int, float, bool, char (1-char str), string, or unit (None)."""
 
@@ -46,7 +46,7 @@ Operand = Union[Var, Const]
 # ---------------------------------------------------------------------- values (direct style)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Prim:
     """A primitive operation from `cpsc.cps.primops`."""
 
@@ -54,7 +54,7 @@ class Prim:
     args: tuple[Operand, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     """A direct call of a known function; evaluates to what it returns. If the callee raises,
     control goes to `handler` (a continuation of this function taking the exception), or
@@ -66,7 +66,7 @@ class Call:
     loc: str | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Apply:
     """A call through a closure value (an unknown function); `handler` as for `Call`."""
 
@@ -76,7 +76,7 @@ class Apply:
     loc: str | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MakeClosure:
     """The function `function` as a first-class value. Before closure conversion its free
     variables are captured implicitly; afterwards `captured` lists them explicitly."""
@@ -85,12 +85,12 @@ class MakeClosure:
     captured: tuple[Operand, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MakeTuple:
     items: tuple[Operand, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Field:
     """Slot `index` of a tuple, of a data block (a constructor's tag or argument, a record's
     field), or, after closure conversion, of a closure record. On a tuple its type is the
@@ -100,7 +100,7 @@ class Field:
     index: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MakeBlock:
     """A heap block of data (a constructor with arguments, its tag first when its type has
     several; a record; a ref): one slot per item, writable with `SetField` when `mutable`.
@@ -110,7 +110,7 @@ class MakeBlock:
     mutable: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SetField:
     """Store `value` in slot `index` of a mutable block; evaluates to unit."""
 
@@ -119,7 +119,7 @@ class SetField:
     value: Operand
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallC:
     """`callc target(args) ret label`: jump to `target`; the value is whatever is then jumped to
     `label` (a return point this binding introduces, of type `T -> noret`)."""
@@ -129,14 +129,14 @@ class CallC:
     ret: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GlobalLoad:
     """The value of a global (closed programs only; see `Program.globals`)."""
 
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GlobalStore:
     """Set a global to `value`; evaluates to unit (closed programs only)."""
 
@@ -147,7 +147,7 @@ class GlobalStore:
 Value = Union[Prim, Call, Apply, MakeClosure, MakeTuple, Field, CallC, GlobalLoad, GlobalStore, MakeBlock, SetField]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Binding:
     var: Var
     value: Value
@@ -156,14 +156,14 @@ class Binding:
 # ---------------------------------------------------------------------- terminators
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ret:
     """`ret f`: the return continuation of function `f`, type `result(f) -> noret`."""
 
     function: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Exn:
     """`exn f`: the exception continuation of function `f`, type `exn -> noret`. Jumping to it
     raises the exception out of `f`, to the handler of the call that is running `f`."""
@@ -174,20 +174,20 @@ class Exn:
 Target = Union[str, Ret, Exn]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Jump:
     target: Target
     args: tuple[Operand, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Branch:
     condition: Operand
     if_true: str
     if_false: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Switch:
     """Multi-way branch on an int (a constructor's tag or immediate, a char or int constant):
     to the label of the matching case, else to `default`. Targets take no arguments."""
@@ -201,7 +201,7 @@ class Switch:
         return [label for _, label in self.cases] + [self.default]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TailCall:
     """Call a known function with the current function's return continuation."""
 
@@ -210,7 +210,7 @@ class TailCall:
     loc: str | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TailApply:
     closure: Operand
     args: tuple[Operand, ...]
@@ -222,30 +222,37 @@ Terminator = Union[Jump, Branch, TailCall, TailApply, Switch]
 # ---------------------------------------------------------------------- containers
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cont:
     label: str
     function: str
     params: tuple[Var, ...]
     bindings: tuple[Binding, ...]
     terminator: Terminator
-
     # A pass rebuilds only the continuations it changes, so most continuations live through
-    # many passes: what every sweep asks of them is computed once per continuation.
-    @cached_property
+    # many passes: what every sweep asks of them is computed once per continuation, and kept
+    # in slots (no instance dictionary: a smaller IR is a faster one to sweep).
+    _successors: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    _used_names: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
     def successor_labels(self) -> tuple[str, ...]:
         """See `successors`."""
-        return tuple(_successors(self))
+        if self._successors is None:
+            object.__setattr__(self, "_successors", tuple(_successors(self)))
+        return self._successors  # type: ignore[return-value]
 
-    @cached_property
+    @property
     def used_names(self) -> tuple[str, ...]:
         """The variables the bindings and the terminator use, in order, with repeats."""
-        names = [o.name for b in self.bindings for o in value_operands(b.value) if isinstance(o, Var)]
-        names.extend(o.name for o in terminator_operands(self.terminator) if isinstance(o, Var))
-        return tuple(names)
+        if self._used_names is None:
+            names = [o.name for b in self.bindings for o in value_operands(b.value) if isinstance(o, Var)]
+            names.extend(o.name for o in terminator_operands(self.terminator) if isinstance(o, Var))
+            object.__setattr__(self, "_used_names", tuple(names))
+        return self._used_names  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Function:
     """`parent` is the function this one is nested in (its free variables come from there).
     A `noinline` function is never inlined into its callers (by any pass, nor by LLVM): the

@@ -13,30 +13,30 @@ from cpsc.cps import ir as cps
 Operand = cps.Operand
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Phi:
     var: cps.Var
     inputs: tuple[tuple[str, Operand], ...]  # (predecessor label, value on that edge)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Return:
     value: Operand
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Goto:
     target: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CondBr:
     condition: Operand
     if_true: str
     if_false: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Invoke:
     """A call with a handler ends its block (as LLVM's `invoke`): `binding` defines its result
     in `normal`, where control goes when the callee returns; when it raises, control goes to
@@ -47,7 +47,7 @@ class Invoke:
     unwind: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Raise:
     """Raise `value` out of the function (`jump (exn f)(value)` in CPS)."""
 
@@ -57,7 +57,7 @@ class Raise:
 Terminator = Union[Return, Goto, CondBr, cps.Switch, cps.TailCall, cps.TailApply, Invoke, Raise]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Block:
     label: str
     phis: tuple[Phi, ...]
@@ -65,7 +65,7 @@ class Block:
     terminator: Terminator
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Function:
     name: str
     params: tuple[cps.Var, ...]
@@ -78,7 +78,7 @@ class Function:
         return dict(self.preds)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Module:
     functions: tuple[Function, ...]
     main: str

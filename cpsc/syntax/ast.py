@@ -15,7 +15,7 @@ from cpsc.syntax.diagnostics import Span
 # ------------------------------------------------------------------ type expressions
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TyName:
     """A type constructor applied to arguments: `int`, `int list`, `(int, string) assoc`."""
 
@@ -25,14 +25,14 @@ class TyName:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TyVar:
     name: str
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TyArrow:
     param: TypeExpr
     result: TypeExpr
@@ -40,7 +40,7 @@ class TyArrow:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TyTuple:
     items: tuple[TypeExpr, ...]
     span: Span
@@ -52,33 +52,33 @@ TypeExpr = Union[TyName, TyVar, TyArrow, TyTuple]
 # ------------------------------------------------------------------ patterns
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PVar:
     name: str
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PWild:
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PUnit:
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PTuple:
     items: tuple[Pattern, ...]
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PAnnot:
     pattern: Pattern
     annotation: TypeExpr
@@ -86,7 +86,7 @@ class PAnnot:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PConst:
     """A constant pattern; `kind` is one of int, char, string, bool."""
 
@@ -96,7 +96,7 @@ class PConst:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PConstruct:
     """`C`, `C p` or `C (p1, ..., pn)`: `args` holds the argument patterns once inference has
     split a tuple pattern over a constructor of several arguments (the parser gives one)."""
@@ -107,7 +107,7 @@ class PConstruct:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class POr:
     left: Pattern
     right: Pattern
@@ -115,7 +115,7 @@ class POr:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PAlias:
     pattern: Pattern
     name: str
@@ -123,7 +123,7 @@ class PAlias:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PRecord:
     """`{ x = p; y; _ }`: the named fields only (a field left out matches anything)."""
 
@@ -137,7 +137,7 @@ Pattern = Union[PVar, PWild, PUnit, PTuple, PAnnot, PConst, PConstruct, POr, PAl
 # ------------------------------------------------------------------ expressions
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Const:
     """A literal; `kind` is one of int, float, bool, char, string, unit."""
 
@@ -147,14 +147,14 @@ class Const:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Var:
     name: str
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class App:
     function: Expr
     argument: Expr
@@ -162,7 +162,7 @@ class App:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fun:
     param: Pattern
     body: Expr
@@ -170,7 +170,7 @@ class Fun:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Binding:
     pattern: Pattern
     value: Expr
@@ -178,7 +178,7 @@ class Binding:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Let:
     is_rec: bool
     bindings: tuple[Binding, ...]
@@ -187,7 +187,7 @@ class Let:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class If:
     condition: Expr
     then_branch: Expr
@@ -196,7 +196,7 @@ class If:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Seq:
     first: Expr
     second: Expr
@@ -204,14 +204,14 @@ class Seq:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Tuple:
     items: tuple[Expr, ...]
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Annot:
     expr: Expr
     annotation: TypeExpr
@@ -219,7 +219,7 @@ class Annot:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Construct:
     """A constructor applied to its arguments (`[]`, `x :: xs` and `[a; b]` included). The
     parser gives at most one argument; inference splits a tuple over a constructor of several."""
@@ -230,7 +230,7 @@ class Construct:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Case:
     pattern: Pattern
     guard: Expr | None
@@ -239,7 +239,7 @@ class Case:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """`match e with cases`; after monomorphisation `tree` is its decision tree
     (`cpsc.mono.decision`), which the CPS conversion follows."""
@@ -253,7 +253,7 @@ class Match:
     reraise: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Try:
     """`try body with cases`: `handler` matches the exception, bound to `EXCEPTION_VAR`."""
 
@@ -266,7 +266,7 @@ class Try:
 EXCEPTION_VAR = "%exn"  # a name no program can write
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Record:
     """`{ x = e; ... }`, or `{ base with x = e; ... }` when `base` is given."""
 
@@ -276,7 +276,7 @@ class Record:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GetField:
     record: Expr
     name: str
@@ -284,7 +284,7 @@ class GetField:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SetField:
     """`r.x <- e` (a mutable field)."""
 
@@ -295,14 +295,14 @@ class SetField:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArrayLit:
     items: tuple[Expr, ...]
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class While:
     condition: Expr
     body: Expr
@@ -310,7 +310,7 @@ class While:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class For:
     var: str
     start: Expr
@@ -327,7 +327,7 @@ Expr = Union[Const, Var, App, Fun, Let, If, Seq, Tuple, Annot, Construct, Match,
 # ------------------------------------------------------------------ programs
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LetDecl:
     """A top-level `let` (or `let rec`) declaration; a top-level expression is `let _ = e`."""
 
@@ -337,14 +337,14 @@ class LetDecl:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ConstructorDecl:
     name: str
     args: tuple[TypeExpr, ...]
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FieldDecl:
     name: str
     mutable: bool
@@ -352,7 +352,7 @@ class FieldDecl:
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TypeDef:
     """One type of a `type ... and ...` declaration: a variant (`constructors`), a record
     (`fields`) or an abbreviation (`abbreviation`)."""
@@ -365,7 +365,7 @@ class TypeDef:
     abbreviation: TypeExpr | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TypeDecl:
     """`type ... and ...`, declared in `module` (top level: None)."""
 
@@ -374,7 +374,7 @@ class TypeDecl:
     module: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExceptionDecl:
     """`exception E [of t1 * ... * tn]`, declared in `module` (top level: None)."""
 
@@ -387,13 +387,13 @@ class ExceptionDecl:
 Declaration = Union[LetDecl, TypeDecl, ExceptionDecl]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Module:
     declarations: tuple[Declaration, ...]
     files: tuple[str, ...] = field(default=())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Program:
     """A monomorphised program: one expression of type unit, and the data types it uses
     (a `cpsc.types.datatypes.DataTypes`), which fix the representation of its values."""

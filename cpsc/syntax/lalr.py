@@ -30,7 +30,7 @@ from typing import Any, Union
 from lark import Lark, Token, Tree
 from lark.common import LexerConf
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken
-from lark.lexer import BasicLexer, LexerState, TerminalDef, TextSlice
+from lark.lexer import BasicLexer, LexerState, TerminalDef, TextSlice, UnlessCallback
 from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
@@ -95,17 +95,15 @@ class LalrDriver:
 
     def parse(self, text: str) -> Any:
         states = self.states
-        lexer_state = LexerState(TextSlice.cast_from(text))
+        accepted = self.lexers.accepted
+        tokens = _Tokens(self.lexers, text)
         state_stack = [self.start]
         value_stack: list[Any] = []
         token = None
         while True:
-            try:
-                token = self._next_token(lexer_state, state_stack[-1])
-            except EOFError:
+            token = tokens.next(accepted[state_stack[-1]], state_stack[-1])
+            if token is None:
                 break
-            except UnexpectedCharacters as error:
-                raise self._unexpected_characters(error, lexer_state) from None
             kind = token.type
             while True:
                 action = states[state_stack[-1]].get(kind)
@@ -115,6 +113,9 @@ class LalrDriver:
                     state_stack.append(action)
                     value_stack.append(token)
                     break
+                if action[2] is None:  # a unit rule, most reductions: only the state moves
+                    state_stack[-1] = states[state_stack[-2]][action[1]]  # type: ignore[assignment]
+                    continue
                 self._reduce(action, state_stack, value_stack)
         end = Token.new_borrow_pos("$END", "", token) if token is not None else Token("$END", "", 0, 1, 1)
         while True:
@@ -124,20 +125,6 @@ class LalrDriver:
             self._reduce(action, state_stack, value_stack)
             if state_stack[-1] == self.end:
                 return value_stack[-1]
-
-    def _next_token(self, lexer_state: LexerState, state: int) -> Token:
-        counter = lexer_state.line_ctr
-        position = counter.char_pos, counter.line, counter.column, counter.line_start_pos
-        last_token = lexer_state.last_token
-        try:
-            token = self.lexers.root.next_token(lexer_state, None)
-            if token.type in self.lexers.accepted[state]:
-                return token
-        except UnexpectedCharacters:
-            pass  # the state's lexer raises it again, with the terminals the state accepts
-        counter.char_pos, counter.line, counter.column, counter.line_start_pos = position
-        lexer_state.last_token = last_token
-        return self.lexers.of_state(state).next_token(lexer_state, None)
 
     def _reduce(self, reduction: Reduction, state_stack: list[int], value_stack: list[Any]) -> None:
         size, origin, callback = reduction
@@ -157,22 +144,33 @@ class LalrDriver:
         expected = {symbol for symbol in self.states[state] if symbol.isupper()}
         return UnexpectedToken(token, expected)
 
-    def _unexpected_characters(self, error: UnexpectedCharacters, lexer_state: LexerState) -> Exception:
-        """As Lark's contextual lexer: text some terminal matches, though not here, is an
-        unexpected token; text none matches, unexpected characters."""
-        try:
-            token = self.lexers.root.next_token(lexer_state, None)
-        except UnexpectedCharacters:
-            return error
-        return UnexpectedToken(token, error.allowed)
-
 
 class _Lexers:
-    """Lark's lexer of every terminal, and those of the terminals each state accepts."""
+    """Lark's lexer of every terminal, and those of the terminals each state accepts; and the
+    root lexer's regular expressions, callbacks and keywords, for `_Tokens`' own loop."""
 
     def __init__(self, tables: ParseTables) -> None:
         self.conf = LexerConf(tables.terminals, re, tables.ignore, skip_validation=True)
         self.root = BasicLexer(self.conf)
+        scanner = self.root.scanner
+        self.patterns = [mre.match for mre in scanner._mres]
+        # White space, between most tokens, is skipped by its own expression, not the
+        # alternation of every terminal (no other terminal starts with a space).
+        white = next(t for t in self.root.terminals if t.name in self.root.ignore_types)
+        self.white_space = re.compile(white.pattern.to_regexp()).match
+        self.white_space_name = white.name
+        self.ignore = self.root.ignore_types
+        self.newline_types = self.root.newline_types
+        # A keyword is an identifier that is exactly one of the grammar's strings (Lark's
+        # `UnlessCallback` finds it with a full match of those strings): a dict look-up.
+        self.keywords: dict[str, dict[str, str]] = {}
+        self.callbacks: dict[str, Callable[[Token], Token]] = {}
+        for name, callback in self.root.callback.items():
+            strings = _keyword_strings(callback)
+            if strings is None:
+                self.callbacks[name] = callback
+            else:
+                self.keywords[name] = strings
         terminal_names = {t.name for t in tables.terminals}
         self.accepted = {state: frozenset(row.keys() & terminal_names | set(tables.ignore))
                          for state, row in tables.states.items()}
@@ -216,3 +214,99 @@ def _reduction(size: int, origin: str, callback: Callable[[list[Any]], Any]) -> 
     every precedence level)."""
     unit = size == 1 and isinstance(callback, ExpandSingleChild)
     return size, origin, None if unit else callback
+
+
+def _keyword_strings(callback: Any) -> dict[str, str] | None:
+    """The strings an `UnlessCallback` turns an identifier into, by value (None: another
+    kind of callback, or terminals other than plain strings)."""
+    if not isinstance(callback, UnlessCallback):
+        return None
+    strings = {}
+    for terminal in callback.scanner.terminals:
+        if terminal.pattern.type != "str" or terminal.pattern.flags:
+            return None
+        strings[terminal.pattern.value] = terminal.name
+    return strings
+
+
+class _Tokens:
+    """The token stream of one parse. Tokens come from the root lexer's regular expressions in
+    a loop of its own (Lark's `next_token` costs a dozen Python calls a token); when a state
+    rejects the token found, or no terminal matches, the state's own Lark lexer lexes again
+    from the same place, and raises Lark's errors."""
+
+    def __init__(self, lexers: _Lexers, text: str) -> None:
+        self.lexers = lexers
+        self.text = text
+        self.pos = 0
+        self.line = 1
+        self.line_start = 0  # where the current line starts
+        self.last: Token | None = None
+
+    def next(self, accepted: frozenset[str], state: int) -> Token | None:
+        """The next token for a parser in `state`, which accepts the terminals `accepted`
+        (None at the end of the text)."""
+        start = self.pos, self.line, self.line_start
+        token = self._scan()
+        if token is not None and token.type in accepted:
+            self.last = token
+            return token
+        if token is None and self.pos >= len(self.text):
+            return None
+        self.pos, self.line, self.line_start = start
+        return self._state_lexer(state)
+
+    def _scan(self) -> Token | None:
+        """The root lexer's next token (None: no terminal matches, or the text ends)."""
+        lexers, text = self.lexers, self.text
+        end = len(text)
+        while self.pos < end:
+            match = lexers.white_space(text, self.pos)
+            if not match:
+                for pattern in lexers.patterns:
+                    match = pattern(text, self.pos)
+                    if match:
+                        break
+            if not match:
+                return None
+            kind = match.lastgroup or lexers.white_space_name
+            value = match.group()
+            start, line, column = self.pos, self.line, self.pos - self.line_start + 1
+            if kind in lexers.newline_types and "\n" in value:
+                self.line += value.count("\n")
+                self.line_start = start + value.rindex("\n") + 1
+            self.pos = start + len(value)
+            if kind in lexers.ignore:
+                continue
+            keywords = lexers.keywords.get(kind)  # type: ignore[arg-type]
+            if keywords is not None:
+                kind = keywords.get(value, kind)
+            token = Token(kind, value, start, line, column, self.line, self.pos - self.line_start + 1, self.pos)
+            callback = lexers.callbacks.get(token.type)
+            return callback(token) if callback is not None else token
+        return None
+
+    def _state_lexer(self, state: int) -> Token | None:
+        """The state's own Lark lexer, from the current place."""
+        lexer_state = LexerState(TextSlice.cast_from(self.text), None, self.last)
+        counter = lexer_state.line_ctr
+        counter.char_pos, counter.line, counter.line_start_pos = self.pos, self.line, self.line_start
+        counter.column = self.pos - self.line_start + 1
+        try:
+            token = self.lexers.of_state(state).next_token(lexer_state, None)
+        except EOFError:
+            token = None
+        except UnexpectedCharacters as error:
+            raise self._unexpected_characters(error, lexer_state) from None
+        self.pos, self.line, self.line_start = counter.char_pos, counter.line, counter.line_start_pos
+        self.last = token
+        return token
+
+    def _unexpected_characters(self, error: UnexpectedCharacters, lexer_state: LexerState) -> Exception:
+        """As Lark's contextual lexer: text some terminal matches, though not here, is an
+        unexpected token; text none matches, unexpected characters."""
+        try:
+            token = self.lexers.root.next_token(lexer_state, None)
+        except UnexpectedCharacters:
+            return error
+        return UnexpectedToken(token, error.allowed)

@@ -24,7 +24,7 @@ class TVar:
         return f"TVar({self.id})" if self.link is None else repr(self.link)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TCon:
     """A type constructor: int, float, bool, char, string, unit, `->` (2 args), `*` (n args)."""
 
