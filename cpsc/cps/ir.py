@@ -234,6 +234,7 @@ class Cont:
     # in slots (no instance dictionary: a smaller IR is a faster one to sweep).
     _successors: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
     _used_names: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    _memo: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def successor_labels(self) -> tuple[str, ...]:
@@ -250,6 +251,17 @@ class Cont:
             names.extend(o.name for o in terminator_operands(self.terminator) if isinstance(o, Var))
             object.__setattr__(self, "_used_names", tuple(names))
         return self._used_names  # type: ignore[return-value]
+
+    def memo(self, key: str, compute: Callable[[Cont], Any]) -> Any:
+        """`compute(self)`, computed once per continuation: for a pass's own facts about a
+        continuation that its every sweep asks (`key` names the pass and the fact)."""
+        memo = self._memo
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_memo", memo)
+        if key not in memo:
+            memo[key] = compute(self)
+        return memo[key]
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,15 +366,37 @@ def _successors(cont: Cont) -> list[str]:
     return out
 
 
+# The last order found for each function (by name): its labels and their continuations. It is
+# still the order while the same continuation objects stand under those labels (continuations
+# are immutable, so their successors are the same, and every successor was one of them): a
+# sweep of every function's order redoes only the functions changed since the last sweep.
+_ORDERS: dict[str, tuple[list[str], list[Cont]]] = {}
+
+
 def function_conts(program: Program, function: str, conts: Mapping[str, Cont] | None = None) -> list[str]:
     """The continuations of `function` reachable from its entry, in reverse postorder.
     A whole-program sweep passes `program.cont_table` as `conts`, for speed."""
     table = program.conts if conts is None else conts
+    entry = program.functions[function].entry
+    known = _ORDERS.get(function)
+    if known is not None and known[0][0] == entry:
+        labels, seen = known
+        get = table.get
+        if all(get(label) is cont for label, cont in zip(labels, seen)):
+            return list(labels)
+    complete = True
 
     def successors_of(label: str) -> list[str]:
-        return [s for s in successors(table[label]) if s in table]
+        nonlocal complete
+        every = table[label].successor_labels
+        found = [s for s in every if s in table]
+        complete = complete and len(found) == len(every)
+        return found
 
-    return reverse_postorder(program.functions[function].entry, successors_of)
+    labels = reverse_postorder(entry, successors_of)
+    if complete:  # with a successor missing, its later arrival would change the order unseen
+        _ORDERS[function] = (labels, [table[label] for label in labels])
+    return list(labels)
 
 
 def uses_of_value(value: Value) -> list[str]:

@@ -17,6 +17,7 @@ a verified input (so a value passed on every incoming edge dominates the continu
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from cpsc.cps import ir
 from cpsc.cps.interp import switch_target
@@ -44,14 +45,20 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
     before the uses it dominates, and a folded value is substituted into the values after it
     as the sweep goes: a chain `t1 = 1 + 2; t2 = t1 + 3; ...` folds in one sweep, not one
     link per round."""
-    tuples = {b.var.name: b.value for c in program.cont_table.values() for b in c.bindings
-              if isinstance(b.value, ir.MakeTuple) or isinstance(b.value, ir.MakeBlock) and not b.value.mutable}
-    constructors = _known_constructors(program)
+    table = program.cont_table
+    facts = {label: cont.memo("simplify.fold", _FoldFacts.of) for label, cont in table.items()}
+    tuples = {name: value for f in facts.values() for name, value in f.blocks}
+    constructors = {name: number for f in facts.values() for name, number in f.constructors}
     renaming: dict[str, ir.Operand] = {}
     changed: dict[str, ir.Cont] = {}
     for function in program.functions:
-        for label in ir.function_conts(program, function, program.cont_table):
-            cont = program.cont_table[label]
+        for label in ir.function_conts(program, function, table):
+            cont = table[label]
+            fact = facts[label]
+            if not (fact.foldable or fact.looked_at and not (tuples.keys().isdisjoint(fact.looked_at)
+                                                             and constructors.keys().isdisjoint(fact.looked_at))
+                    or renaming and not renaming.keys().isdisjoint(cont.used_names)):
+                continue  # nothing here can fold (most continuations, after the first sweep)
             bindings = _fold_bindings(cont.bindings, tuples, constructors, renaming, stats)
             term = cont.terminator
             if not renaming.keys().isdisjoint(ir.terminator_uses(term)):
@@ -68,17 +75,43 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
     return rename_program(program.with_conts(changed), renaming)
 
 
-def _known_constructors(program: ir.Program) -> dict[str, ir.Const | None]:
-    """Data values built in sight: a block (None) or a constant constructor (its number)."""
-    known: dict[str, ir.Const | None] = {}
-    for cont in program.cont_table.values():
+@dataclass(frozen=True)
+class _FoldFacts:
+    """What `fold_constants` asks of one continuation, found once per continuation.
+
+    - `blocks`: the tuples and immutable blocks it builds (their fields fold);
+    - `constructors`: the data values it builds in sight: a block (None) or a constant
+      constructor (its number);
+    - `looked_at`: the variables whose fields or constructor it reads (folding if built in sight);
+    - `foldable`: a primitive of constants, or a branch or switch on a constant, is there."""
+
+    blocks: tuple[tuple[str, ir.MakeTuple | ir.MakeBlock], ...]
+    constructors: tuple[tuple[str, ir.Const | None], ...]
+    looked_at: tuple[str, ...]
+    foldable: bool
+
+    @staticmethod
+    def of(cont: ir.Cont) -> _FoldFacts:
+        blocks: list[tuple[str, ir.MakeTuple | ir.MakeBlock]] = []
+        constructors: list[tuple[str, ir.Const | None]] = []
+        looked_at: list[str] = []
+        foldable = isinstance(cont.terminator, (ir.Branch, ir.Switch)) and isinstance(
+            cont.terminator.condition if isinstance(cont.terminator, ir.Branch) else cont.terminator.value, ir.Const)
         for b in cont.bindings:
             v = b.value
+            if isinstance(v, ir.MakeTuple) or isinstance(v, ir.MakeBlock) and not v.mutable:
+                blocks.append((b.var.name, v))
             if isinstance(v, ir.MakeBlock):
-                known[b.var.name] = None
+                constructors.append((b.var.name, None))
             elif isinstance(v, ir.Prim) and v.op == "immediate" and isinstance(v.args[0], ir.Const):
-                known[b.var.name] = v.args[0]
-    return known
+                constructors.append((b.var.name, v.args[0]))
+            if isinstance(v, ir.Field) and isinstance(v.record, ir.Var):
+                looked_at.append(v.record.name)
+            elif isinstance(v, ir.Prim) and v.op in ("is_block", "immediate_value") and isinstance(v.args[0], ir.Var):
+                looked_at.append(v.args[0].name)
+            elif not foldable and isinstance(v, ir.Prim) and all(isinstance(a, ir.Const) for a in v.args):
+                foldable = True  # perhaps (`fold_primitive` says, when the sweep gets there)
+        return _FoldFacts(tuple(blocks), tuple(constructors), tuple(looked_at), foldable)
 
 
 def _fold_constructor_test(v: ir.Value, constructors: dict[str, ir.Const | None]) -> ir.Const | None:
@@ -150,10 +183,21 @@ def _removable(value: ir.Value) -> bool:
     return isinstance(value, (ir.MakeTuple, ir.Field, ir.MakeClosure, ir.MakeBlock))
 
 
+_REMOVABLE_KEY = {False: "simplify.removable", True: "simplify.removable (planted)"}
+
+
+def _removable_names(cont: ir.Cont) -> tuple[str, ...]:
+    """The variables of the bindings that go if nothing uses them."""
+    return tuple(b.var.name for b in cont.bindings if _removable(b.value))
+
+
 def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
     uses = use_census(program)
     changed: dict[str, ir.Cont] = {}
     for cont in program.cont_table.values():
+        removable = cont.memo(_REMOVABLE_KEY[planted("simplify.impure_dead")], _removable_names)
+        if not removable or all(uses[name] for name in removable):
+            continue
         kept = tuple(b for b in cont.bindings if uses[b.var.name] or not _removable(b.value))
         if len(kept) != len(cont.bindings):
             stats["dead values removed"] += len(cont.bindings) - len(kept)
@@ -186,7 +230,7 @@ def live_functions(program: ir.Program) -> tuple[set[str], set[str]]:
     while work:
         for label in ir.function_conts(program, work.pop(), program.cont_table):
             reachable.add(label)
-            for g in _functions_named(program.cont_table[label]):
+            for g in program.cont_table[label].memo("simplify.named", _functions_named):
                 if g not in live:
                     live.add(g)
                     work.append(g)
