@@ -11,6 +11,7 @@ functions and from labels to continuations; scope is dominance, checked by the v
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -291,19 +292,33 @@ class Program:
 
     @cached_property
     def cont_table(self) -> dict[str, Cont]:
-        """The continuations as a plain dict, made once per program: a whole-program sweep
-        looks labels up through it, many times faster than through the persistent map. A pass
-        that rebuilds the program step by step (the inliner) keeps to `conts`, whose updates
-        share structure, rather than paying for a new table per step."""
+        """The continuations as a plain dict: a whole-program sweep, or a pass that looks up
+        labels one by one, goes many times faster through it than through the persistent map.
+        A version made by `with_conts` takes over its predecessor's table when nothing else
+        holds it, with the changes made: O(changes), so a pass that rewrites the program step
+        by step (the inliner, contify) pays for one table, not one per step."""
         return dict(self.conts.items())
 
-    def with_conts(self, changed: dict[str, Cont], removed: set[str] | frozenset[str] = frozenset()) -> Program:
-        if not changed and not removed:
+    def with_conts(self, changed: dict[str, Cont], removed: set[str] | frozenset[str] = frozenset(),
+                   functions: PMap[str, Function] | None = None) -> Program:
+        """This program with the continuations `changed` (new or replaced) and without those
+        `removed` (and with `functions` instead of its own, if given)."""
+        if not changed and not removed and functions is None:
             return self  # the same object: passes tell "nothing changed" by identity
         conts = self.conts.update(changed)
         for label in removed:
             conts = conts.discard(label)
-        return Program(self.functions, conts, self.main, self.closed, self.globals)
+        program = Program(self.functions if functions is None else functions, conts, self.main, self.closed,
+                          self.globals)
+        table = self.__dict__.get("cont_table")
+        # Held only by this program's cache (and here): no one can see it change hands.
+        if table is not None and sys.getrefcount(table) == 3:
+            del self.__dict__["cont_table"]
+            table.update(changed)
+            for label in removed:
+                table.pop(label, None)
+            program.__dict__["cont_table"] = table
+        return program
 
 
 # ---------------------------------------------------------------------- queries
@@ -374,9 +389,9 @@ _ORDERS: dict[str, tuple[list[str], list[Cont]]] = {}
 
 
 def function_conts(program: Program, function: str, conts: Mapping[str, Cont] | None = None) -> list[str]:
-    """The continuations of `function` reachable from its entry, in reverse postorder.
-    A whole-program sweep passes `program.cont_table` as `conts`, for speed."""
-    table = program.conts if conts is None else conts
+    """The continuations of `function` reachable from its entry, in reverse postorder
+    (looked up in `conts`, by default the program's own)."""
+    table = program.cont_table if conts is None else conts
     entry = program.functions[function].entry
     known = _ORDERS.get(function)
     if known is not None and known[0][0] == entry:

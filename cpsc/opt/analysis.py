@@ -71,7 +71,7 @@ class ProgramFacts:
         label = self._definitions().get(name, (None, None))[1]
         if label is None:
             return None
-        return next((b for b in self.program.conts[label].bindings if b.var.name == name), None)
+        return next((b for b in self.program.cont_table[label].bindings if b.var.name == name), None)
 
     # ------------------------------------------------------------ structure
     def conts_of(self, function: str) -> list[str]:
@@ -118,7 +118,7 @@ class ProgramFacts:
     def may_return(self, function: str) -> bool:
         """Whether `function` can return: a reachable jump to `ret function`, or a tail call."""
         for label in self.conts_of(function):
-            term = self.program.conts[label].terminator
+            term = self.program.cont_table[label].terminator
             if isinstance(term, (ir.TailCall, ir.TailApply)) or isinstance(term, ir.Jump) and isinstance(term.target, ir.Ret):
                 return True
         return False
@@ -126,7 +126,7 @@ class ProgramFacts:
     def size(self, function: str) -> int:
         """Bindings and terminators of `function` and the functions nested in it."""
         if function not in self._sizes:
-            self._sizes[function] = sum(len(self.program.conts[label].bindings) + 1
+            self._sizes[function] = sum(len(self.program.cont_table[label].bindings) + 1
                                         for f in self.subtree(function) for label in self.conts_of(f))
         return self._sizes[function]
 
@@ -171,7 +171,7 @@ class ProgramFacts:
         for f in self.subtree(function):
             defined.update(p.name for p in self.program.functions[f].params)
             for label in self.conts_of(f):
-                cont = self.program.conts[label]
+                cont = self.program.cont_table[label]
                 defined.update(v.name for v in cont_definitions(cont))
                 used.update(cont_uses(cont))
         return {name: owner for name in used - defined if (owner := self.defining_function(name))}
@@ -197,7 +197,7 @@ class ProgramFacts:
             labels = self.conts_of(function)
             preds: dict[str, list[str]] = {label: [] for label in labels}
             for label in labels:
-                for s in ir.successors(self.program.conts[label]):
+                for s in ir.successors(self.program.cont_table[label]):
                     if s in preds:
                         preds[s].append(label)
             self._dominators[function] = Dominators(labels, preds)
@@ -216,7 +216,7 @@ class ProgramFacts:
             if def_label is None:
                 continue
             if def_label == site_label:
-                cont = self.program.conts[site_label]
+                cont = self.program.cont_table[site_label]
                 position = next((i for i, b in enumerate(cont.bindings) if b.var.name == name), -1)
                 if position >= site_index:
                     return name
@@ -251,21 +251,32 @@ def incoming_arguments(program: ir.Program) -> dict[str, list[tuple[ir.Operand, 
     for f in program.functions.values():
         incoming[f.entry] = None
     for cont in program.cont_table.values():
-        for b in cont.bindings:
-            handler = ir.handler_of(b.value)
-            if handler is not None:
-                incoming[handler] = None
-            if isinstance(b.value, ir.CallC) and incoming.get(b.value.target) is not None:
-                incoming[b.value.target].append(b.value.args)  # type: ignore[union-attr]
-        term = cont.terminator
-        if isinstance(term, ir.Jump) and isinstance(term.target, str) and incoming.get(term.target) is not None:
-            incoming[term.target].append(term.args)  # type: ignore[union-attr]
-        elif isinstance(term, ir.Branch):
-            incoming[term.if_true] = incoming[term.if_false] = None
-        elif isinstance(term, ir.Switch):
-            for label in term.labels:
-                incoming[label] = None
+        for target, args in cont.memo("analysis.transfers", _transfers):
+            if args is None:
+                incoming[target] = None
+            elif (jumps := incoming.get(target)) is not None:
+                jumps.append(args)
     return incoming
+
+
+def _transfers(cont: ir.Cont) -> tuple[tuple[str, tuple[ir.Operand, ...] | None], ...]:
+    """The continuation's transfers of control to labels, in order, each with its arguments
+    (None: a handler's, a branch's or a switch's, which take what they are given otherwise)."""
+    out: list[tuple[str, tuple[ir.Operand, ...] | None]] = []
+    for b in cont.bindings:
+        handler = ir.handler_of(b.value)
+        if handler is not None:
+            out.append((handler, None))
+        if isinstance(b.value, ir.CallC):
+            out.append((b.value.target, b.value.args))
+    term = cont.terminator
+    if isinstance(term, ir.Jump) and isinstance(term.target, str):
+        out.append((term.target, term.args))
+    elif isinstance(term, ir.Branch):
+        out.extend([(term.if_true, None), (term.if_false, None)])
+    elif isinstance(term, ir.Switch):
+        out.extend((label, None) for label in term.labels)
+    return tuple(out)
 
 
 class FunctionGraph:
@@ -278,7 +289,7 @@ class FunctionGraph:
         self.labels = ir.function_conts(program, function)
         self.preds: dict[str, list[str]] = {label: [] for label in self.labels}
         for label in self.labels:
-            for successor in ir.successors(program.conts[label]):
+            for successor in ir.successors(program.cont_table[label]):
                 if successor in self.preds:
                     self.preds[successor].append(label)
         self.dominators = Dominators(self.labels, self.preds)

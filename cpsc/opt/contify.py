@@ -98,7 +98,7 @@ def _returns_to_caller(program: ir.Program, site: CallSite) -> bool:
     """Whether the call's result is what its function returns, with nothing in between."""
     if site.index is None:
         return True
-    cont = program.conts[site.label]
+    cont = program.cont_table[site.label]
     call = cont.bindings[site.index]
     return (site.index == len(cont.bindings) - 1 and ir.handler_of(call.value) is None
             and cont.terminator == ir.Jump(ir.Ret(site.function), (call.var,)))
@@ -113,7 +113,7 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
     for site in plan.sites:  # all return to the same place: the first one's split serves all
         site_point = return_point(program, site, names, facts.may_return(g.name))
         point = point or site_point
-        cont = program.conts[site.label]
+        cont = program.cont_table[site.label]
         changed[site.label] = ir.Cont(site.label, plan.caller, cont.params, site_point.before,
                                       ir.Jump(head, site.call(program).args))
     assert point is not None
@@ -127,7 +127,7 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
     relocation = Relocation(g.name, plan.caller, point, {}, {}, {}, names, g.result)
     loops = {s.label for s in plan.inner}
     for label in facts.owned(g.name):  # unreachable ones too: g's name goes
-        cont = program.conts[label]
+        cont = program.cont_table[label]
         if label in loops:
             assert isinstance(cont.terminator, ir.TailCall)
             cont = ir.Cont(label, cont.function, cont.params, cont.bindings, ir.Jump(head, cont.terminator.args))
@@ -136,7 +136,7 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
     for child in [] if planted("contify.parent_kept") else facts.children(g.name):
         c = functions[child]
         functions = functions.set(child, ir.Function(c.name, c.params, c.result, c.entry, plan.caller, c.noinline))
-    program = ir.Program(functions, program.conts.update(changed), program.main, program.closed, program.globals)
+    program = program.with_conts(changed, functions=functions)
     facts.changed(program, plan.caller, list(changed.values()), [])
     facts.moved(g.name, g.parent, plan.caller)
     sites.replace(program, plan.caller, list(changed))

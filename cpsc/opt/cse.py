@@ -48,9 +48,9 @@ def _constant_number(c: ir.Const) -> Number:
 
 def immutable_types(program: ir.Program) -> frozenset[ir.Type]:
     """Data types no block of which is ever mutable (a field load from one is pure)."""
-    mutable = {b.var.type for c in program.conts.values() for b in c.bindings
+    mutable = {b.var.type for c in program.cont_table.values() for b in c.bindings
                if isinstance(b.value, ir.MakeBlock) and b.value.mutable}
-    built = {b.var.type for c in program.conts.values() for b in c.bindings if isinstance(b.value, ir.MakeBlock)}
+    built = {b.var.type for c in program.cont_table.values() for b in c.bindings if isinstance(b.value, ir.MakeBlock)}
     return frozenset(built - mutable)
 
 
@@ -80,7 +80,7 @@ class _Numbering:
         self.offsets: dict[Number, tuple[Number, int]] = {}  # number of `x + c` -> (x's, c)
         self.constants: dict[Number, ir.Const] = {}
         self.outer: dict[Number, ir.Var] = {}  # held by a variable that dominates the function
-        self.local = {v.name for label in graph.labels for v in cont_definitions(program.conts[label])}
+        self.local = {v.name for label in graph.labels for v in cont_definitions(program.cont_table[label])}
 
     def of(self, o: ir.Operand) -> Number | None:
         """An operand's number (None: not numbered yet, on a back edge in the first round)."""
@@ -108,7 +108,7 @@ class _Numbering:
         table: dict[Hashable, Number] = {}
         self.offsets.clear()
         for label in self.graph.labels:
-            cont = self.program.conts[label]
+            cont = self.program.cont_table[label]
             for index, param in enumerate(cont.params):
                 self.number[param.name] = self._phi(label, index, param, optimistic)
             for b in cont.bindings:
@@ -189,7 +189,7 @@ def _eliminate(numbering: _Numbering, renaming: dict[str, ir.Operand], stats: St
     stack: list[tuple[str, dict[Number, ir.Operand]]] = [(graph.labels[0], {})]
     while stack:
         label, available = stack.pop()
-        cont = program.conts[label]
+        cont = program.cont_table[label]
         for param in cont.params:
             _share(numbering, param, available, renaming, stats, "parameters merged (VN-phi)")
         edge = first_exit(cont)
@@ -230,7 +230,7 @@ def cse_with_stats(program: ir.Program, context: PassContext | None = None) -> t
     if not renaming:
         return program, stats
     changed = {}
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         kept = tuple(b for b in cont.bindings if b.var.name not in renaming)
         if len(kept) != len(cont.bindings):
             changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, kept, cont.terminator)

@@ -99,15 +99,15 @@ class _Inliner:
             if f != callee.name:
                 variables.update(self._fresh_vars(program.functions[f].params))
             for label in facts.conts_of(f):
-                cont = program.conts[label]
+                cont = program.cont_table[label]
                 labels[label] = self.names.fresh_copy(label)
                 variables.update(self._fresh_vars(cont_definitions(cont)))
                 labels.update({b.value.ret: self.names.fresh_copy(b.value.ret) for b in cont.bindings
                                if isinstance(b.value, ir.CallC)})
         relocation = Relocation(callee.name, site.function, point, variables, labels, functions,
                                 self.names, callee.result, planted("inline.tail_call_kept"))
-        copies = [relocation.cont(program.conts[label], functions[f],
-                                  tuple(relocation.var(p) for p in program.conts[label].params))
+        copies = [relocation.cont(program.cont_table[label], functions[f],
+                                  tuple(relocation.var(p) for p in program.cont_table[label].params))
                   for f in subtree for label in facts.conts_of(f)]
         new_functions = {}
         for f in subtree[1:]:
@@ -115,14 +115,13 @@ class _Inliner:
             new_functions[functions[f]] = ir.Function(
                 functions[f], tuple(relocation.var(p) for p in old.params), old.result,
                 labels[old.entry], functions[old.parent] if old.parent else None, old.noinline)
-        caller_cont = program.conts[site.label]
+        caller_cont = program.cont_table[site.label]
         changed = {c.label: c for c in copies}
         changed[site.label] = ir.Cont(site.label, site.function, caller_cont.params, point.before,
                                       ir.Jump(labels[callee.entry], ()))
         if point.continuation is not None:
             changed[point.continuation.label] = point.continuation
-        program = ir.Program(program.functions.update(new_functions), program.conts.update(changed),
-                             program.main, program.closed, program.globals)
+        program = program.with_conts(changed, functions=program.functions.update(new_functions))
         facts.changed(program, site.function, list(changed.values()), list(new_functions.values()))
         receiver = point.continuation.label if point.continuation is not None else None
         return program, receiver, copies
@@ -161,7 +160,7 @@ class _Heuristic:
 
     def _bottom_up(self) -> list[str]:
         program = self.facts.program
-        graph = {f: sorted({g for label in self.facts.conts_of(f) for g in named_functions(program.conts[label])})
+        graph = {f: sorted({g for label in self.facts.conts_of(f) for g in named_functions(program.cont_table[label])})
                  for f in sorted(program.functions)}
         return [f for component in strongly_connected_components(sorted(graph), graph) for f in sorted(component)]
 

@@ -43,7 +43,7 @@ def block_fields(program: ir.Program) -> dict[ir.Type, int]:
     immutable = immutable_types(program)
     fields: dict[ir.Type, int] = {}
     immediates: set[ir.Type] = set()
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         for b in cont.bindings:
             if isinstance(b.value, ir.MakeBlock) and b.var.type in immutable:
                 fields[b.var.type] = min(fields.get(b.var.type, len(b.value.items)), len(b.value.items))

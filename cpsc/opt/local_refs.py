@@ -56,12 +56,12 @@ def local_refs_candidates(program: ir.Program) -> dict[str, LocalRef]:
     """The refs that do not escape, by name."""
     defined: dict[str, tuple[str, ir.Binding]] = {}
     used_in: dict[str, set[str]] = {}
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         for b in cont.bindings:
             if isinstance(b.value, ir.MakeBlock) and b.value.mutable and b.var.type.name == "ref":
                 defined[b.var.name] = (cont.label, b)
     escaped: set[str] = set()
-    for cont in program.conts.values():
+    for cont in program.cont_table.values():
         for b in cont.bindings:
             for name in ir.uses_of_value(b.value):
                 if name in defined:

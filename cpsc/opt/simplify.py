@@ -212,10 +212,7 @@ def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
         functions = program.functions
         for f in dead_functions:
             functions = functions.discard(f)
-        conts = program.conts
-        for label in dead_conts:
-            conts = conts.discard(label)
-        program = ir.Program(functions, conts, program.main, program.closed, program.globals)
+        program = program.with_conts({}, dead_conts, functions)
     return program
 
 
@@ -255,10 +252,11 @@ def merge_single_jumps(program: ir.Program, stats: Stats) -> ir.Program:
     renaming: dict[str, ir.Operand] = {}
     conts = dict(program.cont_table)
     removed: set[str] = set()
+    merged: dict[str, ir.Cont] = {}
     for label in list(conts):
         if label in removed:
             continue
-        cont = conts[label]
+        cont = original = conts[label]
         while True:
             term = cont.terminator
             if not (isinstance(term, ir.Jump) and isinstance(term.target, str)):
@@ -273,13 +271,11 @@ def merge_single_jumps(program: ir.Program, stats: Stats) -> ir.Program:
                            callee.terminator)
             removed.add(target)
             stats["continuations merged"] += 1
-        conts[label] = cont
+        if cont is not original:
+            conts[label] = merged[label] = cont
     if not removed:
         return program
-    program = ir.Program(program.functions, program.conts.update(conts), program.main, program.closed,
-                         program.globals)
-    program = program.with_conts({}, removed)
-    return rename_program(program, renaming)
+    return rename_program(program.with_conts(merged, removed), renaming)
 
 
 def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:

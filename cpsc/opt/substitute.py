@@ -33,7 +33,7 @@ class CallSite:
     loc: str | None
 
     def call(self, program: ir.Program) -> ir.Call | ir.TailCall:
-        cont = program.conts[self.label]
+        cont = program.cont_table[self.label]
         if self.index is None:
             assert isinstance(cont.terminator, ir.TailCall)
             return cont.terminator
@@ -43,7 +43,7 @@ class CallSite:
 
     def position(self, program: ir.Program) -> int:
         """Where the call is among the continuation's bindings (a tail call: after them all)."""
-        return self.index if self.index is not None else len(program.conts[self.label].bindings)
+        return self.index if self.index is not None else len(program.cont_table[self.label].bindings)
 
 
 def call_sites_in(program: ir.Program, function: str, labels: list[str],
@@ -82,7 +82,7 @@ def return_point(program: ir.Program, site: CallSite, names: NameSupply, returns
     """Split the calling continuation at the call: what stays before it and where the
     callee's result goes. A callee that never `returns` (it always raises or exits) needs no
     receiving continuation: what followed the call is dead and dropped."""
-    cont = program.conts[site.label]
+    cont = program.cont_table[site.label]
     caller = cont.function
     if site.index is None:
         return ReturnPoint(ir.Ret(caller), ir.Exn(caller), None, None, cont.bindings)
