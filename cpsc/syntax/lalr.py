@@ -117,7 +117,8 @@ class LalrDriver:
                     state_stack[-1] = states[state_stack[-2]][action[1]]  # type: ignore[assignment]
                     continue
                 self._reduce(action, state_stack, value_stack)
-        end = Token.new_borrow_pos("$END", "", token) if token is not None else Token("$END", "", 0, 1, 1)
+        last = tokens.last
+        end = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
         while True:
             action = states[state_stack[-1]].get("$END")
             if action is None or isinstance(action, int):
@@ -146,43 +147,53 @@ class LalrDriver:
 
 
 class _Lexers:
-    """Lark's lexer of every terminal, and those of the terminals each state accepts; and the
-    root lexer's regular expressions, callbacks and keywords, for `_Tokens`' own loop."""
+    """Lark's lexer of every terminal, and those of the terminals each state accepts (made
+    when first needed), each with its `_Scanner` for `_Tokens`' own loop."""
 
     def __init__(self, tables: ParseTables) -> None:
         self.conf = LexerConf(tables.terminals, re, tables.ignore, skip_validation=True)
         self.root = BasicLexer(self.conf)
-        scanner = self.root.scanner
-        self.patterns = [mre.match for mre in scanner._mres]
+        self.root_scanner = _Scanner(self.root)
+        terminal_names = {t.name for t in tables.terminals}
+        self.accepted = {state: frozenset(row.keys() & terminal_names | set(tables.ignore))
+                         for state, row in tables.states.items()}
+        self._made: dict[frozenset[str], tuple[BasicLexer, _Scanner]] = {}
+
+    def of_state(self, state: int) -> tuple[BasicLexer, _Scanner]:
+        accepted = self.accepted[state]
+        if accepted not in self._made:
+            conf = copy(self.conf)
+            conf.terminals = [t for t in self.conf.terminals if t.name in accepted]
+            lexer = BasicLexer(conf)
+            self._made[accepted] = lexer, _Scanner(lexer)
+        return self._made[accepted]
+
+
+class _Scanner:
+    """What `_Tokens` needs of one Lark lexer: its regular expressions (tried in order, as
+    Lark's), the terminals it ignores or that may hold a newline, its keywords and callbacks."""
+
+    def __init__(self, lexer: BasicLexer) -> None:
+        self.patterns = [mre.match for mre in lexer.scanner._mres]
+        self.ignore = lexer.ignore_types
+        self.newline_types = lexer.newline_types
         # White space, between most tokens, is skipped by its own expression, not the
-        # alternation of every terminal (no other terminal starts with a space).
-        white = next(t for t in self.root.terminals if t.name in self.root.ignore_types)
-        self.white_space = re.compile(white.pattern.to_regexp()).match
-        self.white_space_name = white.name
-        self.ignore = self.root.ignore_types
-        self.newline_types = self.root.newline_types
+        # alternation of every terminal (no other terminal starts with white space).
+        white = [t for t in lexer.terminals if t.name in lexer.ignore_types]
+        self.white_space_name = white[0].name if white else ""
+        self.white_space = re.compile(white[0].pattern.to_regexp()).match if white else None
+        self.white_chars = frozenset(c for c in map(chr, range(256))
+                                     if self.white_space is not None and self.white_space(c))
         # A keyword is an identifier that is exactly one of the grammar's strings (Lark's
         # `UnlessCallback` finds it with a full match of those strings): a dict look-up.
         self.keywords: dict[str, dict[str, str]] = {}
         self.callbacks: dict[str, Callable[[Token], Token]] = {}
-        for name, callback in self.root.callback.items():
+        for name, callback in lexer.callback.items():
             strings = _keyword_strings(callback)
             if strings is None:
                 self.callbacks[name] = callback
             else:
                 self.keywords[name] = strings
-        terminal_names = {t.name for t in tables.terminals}
-        self.accepted = {state: frozenset(row.keys() & terminal_names | set(tables.ignore))
-                         for state, row in tables.states.items()}
-        self._made: dict[frozenset[str], BasicLexer] = {}
-
-    def of_state(self, state: int) -> BasicLexer:
-        accepted = self.accepted[state]
-        if accepted not in self._made:
-            conf = copy(self.conf)
-            conf.terminals = [t for t in self.conf.terminals if t.name in accepted]
-            self._made[accepted] = BasicLexer(conf)
-        return self._made[accepted]
 
 
 def _recipe(callback: Any, method_names: dict[int, str]) -> CallbackRecipe:
@@ -230,10 +241,12 @@ def _keyword_strings(callback: Any) -> dict[str, str] | None:
 
 
 class _Tokens:
-    """The token stream of one parse. Tokens come from the root lexer's regular expressions in
-    a loop of its own (Lark's `next_token` costs a dozen Python calls a token); when a state
-    rejects the token found, or no terminal matches, the state's own Lark lexer lexes again
-    from the same place, and raises Lark's errors."""
+    """The token stream of one parse, as Lark's contextual lexer gives it, from a loop of its
+    own over the lexers' regular expressions (Lark's `next_token` costs a dozen Python calls a
+    token). The root lexer's token stands when the parser's state accepts it (the state's
+    lexer, trying a subset of the same terminals in the same order, would find the same one);
+    else the state's terminals are tried from the same place; and where none matches, Lark's
+    own lexer raises its error."""
 
     def __init__(self, lexers: _Lexers, text: str) -> None:
         self.lexers = lexers
@@ -247,42 +260,47 @@ class _Tokens:
         """The next token for a parser in `state`, which accepts the terminals `accepted`
         (None at the end of the text)."""
         start = self.pos, self.line, self.line_start
-        token = self._scan()
-        if token is not None and token.type in accepted:
-            self.last = token
-            return token
+        token = self._scan(self.lexers.root_scanner)
         if token is None and self.pos >= len(self.text):
             return None
-        self.pos, self.line, self.line_start = start
-        return self._state_lexer(state)
+        if token is None or token.type not in accepted:
+            self.pos, self.line, self.line_start = start
+            token = self._scan(self.lexers.of_state(state)[1])
+            if token is None:  # no terminal of the state matches: Lark's lexer says why
+                self.pos, self.line, self.line_start = start
+                token = self._state_lexer(state)
+        self.last = token
+        return token
 
-    def _scan(self) -> Token | None:
-        """The root lexer's next token (None: no terminal matches, or the text ends)."""
-        lexers, text = self.lexers, self.text
+    def _scan(self, scanner: _Scanner) -> Token | None:
+        """The scanner's next token (None: no terminal matches, or the text ends)."""
+        text = self.text
         end = len(text)
         while self.pos < end:
-            match = lexers.white_space(text, self.pos)
-            if not match:
-                for pattern in lexers.patterns:
+            match = None
+            if text[self.pos] in scanner.white_chars:
+                match = scanner.white_space(text, self.pos)  # type: ignore[misc]
+            else:
+                for pattern in scanner.patterns:
                     match = pattern(text, self.pos)
                     if match:
                         break
             if not match:
                 return None
-            kind = match.lastgroup or lexers.white_space_name
+            kind = match.lastgroup or scanner.white_space_name
             value = match.group()
             start, line, column = self.pos, self.line, self.pos - self.line_start + 1
-            if kind in lexers.newline_types and "\n" in value:
+            if kind in scanner.newline_types and "\n" in value:
                 self.line += value.count("\n")
                 self.line_start = start + value.rindex("\n") + 1
             self.pos = start + len(value)
-            if kind in lexers.ignore:
+            if kind in scanner.ignore:
                 continue
-            keywords = lexers.keywords.get(kind)  # type: ignore[arg-type]
+            keywords = scanner.keywords.get(kind)
             if keywords is not None:
                 kind = keywords.get(value, kind)
             token = Token(kind, value, start, line, column, self.line, self.pos - self.line_start + 1, self.pos)
-            callback = lexers.callbacks.get(token.type)
+            callback = scanner.callbacks.get(token.type)
             return callback(token) if callback is not None else token
         return None
 
@@ -293,7 +311,7 @@ class _Tokens:
         counter.char_pos, counter.line, counter.line_start_pos = self.pos, self.line, self.line_start
         counter.column = self.pos - self.line_start + 1
         try:
-            token = self.lexers.of_state(state).next_token(lexer_state, None)
+            token = self.lexers.of_state(state)[0].next_token(lexer_state, None)
         except EOFError:
             token = None
         except UnexpectedCharacters as error:

@@ -4,6 +4,7 @@ root lexer finds but the parser's state rejects is lexed again by that state's l
 
 from __future__ import annotations
 
+import functools
 import pickle
 from pathlib import Path
 
@@ -74,3 +75,49 @@ def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path
     char = module.declarations[0].bindings[0].value  # type: ignore[attr-defined]
     assert isinstance(char, ast.Const) and char.value == "a"
     assert any("TYVAR" not in accepted and "CHAR" in accepted for accepted in driver.lexers._made)
+
+
+@functools.cache
+def _lark() -> tuple[Lark, parser._ToAst]:
+    builder = parser._ToAst()
+    grammar = parser.lang_file("grammar.lark")
+    return Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=parser._Callbacks(builder)), builder
+
+
+def _lark_parse(text: str, modules: dict[str, frozenset[str]]) -> object:
+    """The same text parsed by Lark's own LALR parser and contextual lexer."""
+    lark, builder = _lark()
+    builder.file, builder.modules = "t.fl", dict(modules)
+    return lark.parse(text)
+
+
+def _sources() -> list[Path]:
+    root = PROGRAMS.parents[1]
+    return sorted(PROGRAMS.glob("*.fl")) + sorted((root / "examples").glob("*.fl")) + sorted((root / "lang").glob("*.fl"))
+
+
+def test_every_program_parses_as_lark_s_own_parser_and_lexer_parse_it():
+    # The driver's token loop (white space apart, keywords by dict, a state's terminals tried
+    # where the root lexer's token is rejected) must give Lark's contextual lexer's tokens.
+    from cpsc.types.prelude import prelude_modules
+
+    modules = prelude_modules()
+    sources = _sources()
+    assert len(sources) > 50
+    for source in sources:
+        text = parser.strip_attributes(parser.strip_comments(source.read_text(encoding="latin-1"), "t.fl"))
+        ours = parser.parse_module(text, "t.fl", {} if source.parent.name == "lang" else modules)
+        assert repr(ours) == repr(_lark_parse(text, {} if source.parent.name == "lang" else modules)), source.name
+
+
+@pytest.mark.parametrize("text", ["let x = 1 +\n", "let x = 'ab'\n", "let s = \"abc\nlet y = 2\n", "let x = 1 ` 2\n",
+                                  "let f x = match x with | 1 -> 2 | ->\n", "let c = 'a' 'b\n"])
+def test_a_syntax_error_is_the_one_lark_s_own_parser_and_lexer_raise(cache: Path, text: str):
+    methods = parser._Callbacks(parser._ToAst())
+    tables = parser._parse_tables(methods)
+    with pytest.raises(Exception) as ours:
+        _parse(tables, text)
+    with pytest.raises(Exception) as theirs:
+        _lark_parse(text, {})
+    assert type(ours.value) is type(theirs.value)
+    assert (ours.value.line, ours.value.column) == (theirs.value.line, theirs.value.column)  # type: ignore[attr-defined]
