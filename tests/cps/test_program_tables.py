@@ -1,0 +1,68 @@
+"""What the sweeps of every pass rely on: a program's label table (`Program.cont_table`) is
+always its continuations, however versions are made and whoever holds a table, and a
+function's reverse postorder is always that of its current continuations."""
+
+from __future__ import annotations
+
+from cpsc.cps import ir
+from cpsc.cps.parser import parse_program
+
+TEXT = """main main
+
+fun main() -> unit = callc main.entry() ret (ret main)
+  cont main.entry() =
+    let c: bool = lt_int(1, 2)
+    br c, small, big
+  cont small() =
+    jump done(1)
+  cont big() =
+    jump done(0)
+  cont done(v: int) =
+    let u: unit = print_int(v)
+    jump (ret main)(u)
+"""
+
+
+def _jump(label: str, target: str, args: tuple[ir.Operand, ...] = ()) -> ir.Cont:
+    return ir.Cont(label, "main", (), (), ir.Jump(target, args))
+
+
+def test_a_new_version_takes_over_the_table_and_both_versions_see_their_own():
+    first = parse_program(TEXT)
+    assert first.cont_table == dict(first.conts.items())
+    second = first.with_conts({"small": _jump("small", "done", (ir.Const(2, ir.TCon("int")),))}, {"big"})
+    assert second.cont_table == dict(second.conts.items())
+    assert "big" not in second.cont_table and "big" in first.cont_table  # the first made its own again
+    assert first.cont_table == dict(first.conts.items())
+
+
+def test_a_table_someone_holds_stays_as_it_was():
+    first = parse_program(TEXT)
+    held = first.cont_table
+    second = first.with_conts({}, {"big"})
+    assert "big" in held and held is first.cont_table
+    assert second.cont_table == dict(second.conts.items())
+
+
+def test_a_function_s_order_follows_its_changed_continuations():
+    first = parse_program(TEXT)
+    order = ir.function_conts(first, "main")
+    assert order[0] == "main.entry" and order[-1] == "done" and set(order) == {"main.entry", "small", "big", "done"}
+    entry = first.conts["main.entry"]
+    second = first.with_conts({"main.entry": ir.Cont("main.entry", "main", (), entry.bindings, ir.Jump("big", ()))})
+    assert ir.function_conts(second, "main") == ["main.entry", "big", "done"]
+    assert ir.function_conts(first, "main") == order  # the old version's order is still its own
+    # the same label, a new continuation with another successor
+    third = second.with_conts({"big": _jump("big", "small"), "small": _jump("small", "done", (ir.Const(2, ir.TCon("int")),))})
+    assert ir.function_conts(third, "main") == ["main.entry", "big", "small", "done"]
+
+
+def test_a_memo_is_the_continuation_s_own():
+    program = parse_program(TEXT)
+    cont = program.conts["done"]
+    calls = []
+    assert cont.memo("test.size", lambda c: calls.append(c) or len(c.bindings)) == 1
+    assert cont.memo("test.size", lambda c: calls.append(c) or 99) == 1 and len(calls) == 1
+    rebuilt = ir.Cont(cont.label, cont.function, cont.params, (), cont.terminator)
+    assert rebuilt.memo("test.size", lambda c: len(c.bindings)) == 0
+    assert rebuilt == ir.Cont(cont.label, cont.function, cont.params, (), cont.terminator)  # memos take no part
