@@ -126,7 +126,8 @@ def _load_globals(conts: list[ir.Cont], shared: dict[str, ir.Var], names: NameSu
                   renaming: dict[str, ir.Operand]) -> tuple[ir.Binding, ...]:
     """Loads of the globals a function uses, for its entry (which dominates every use);
     `renaming` learns the loaded variables."""
-    used = sorted({u for cont in conts for u in cont_uses(cont)}.intersection(shared))
+    # (not `set.intersection(shared)`, which walks all of `shared` for each function)
+    used = sorted({u for cont in conts for u in cont_uses(cont) if u in shared})
     loads = []
     for name in used:
         loaded = ir.Var(names.fresh(name), shared[name].type)
