@@ -240,6 +240,16 @@ def _keyword_strings(callback: Any) -> dict[str, str] | None:
     return strings
 
 
+def _token(kind: str, value: str, start: int, line: int, column: int, end_line: int, end_column: int,
+           end: int) -> Token:
+    """`Token(kind, value, ...)`, made as Lark's own constructor makes it, without its two
+    Python calls that dispatch on how it was called."""
+    token = str.__new__(Token, value)
+    token.type, token.value, token.start_pos, token.end_pos = kind, value, start, end
+    token.line, token.column, token.end_line, token.end_column = line, column, end_line, end_column
+    return token
+
+
 class _Tokens:
     """The token stream of one parse, as Lark's contextual lexer gives it, from a loop of its
     own over the lexers' regular expressions (Lark's `next_token` costs a dozen Python calls a
@@ -276,33 +286,39 @@ class _Tokens:
         """The scanner's next token (None: no terminal matches, or the text ends)."""
         text = self.text
         end = len(text)
-        while self.pos < end:
+        pos, line, line_start = self.pos, self.line, self.line_start
+        white_chars, newline_types, ignore = scanner.white_chars, scanner.newline_types, scanner.ignore
+        token = None
+        while pos < end:
             match = None
-            if text[self.pos] in scanner.white_chars:
-                match = scanner.white_space(text, self.pos)  # type: ignore[misc]
+            if text[pos] in white_chars:
+                match = scanner.white_space(text, pos)  # type: ignore[misc]
             else:
                 for pattern in scanner.patterns:
-                    match = pattern(text, self.pos)
+                    match = pattern(text, pos)
                     if match:
                         break
             if not match:
-                return None
+                break
             kind = match.lastgroup or scanner.white_space_name
             value = match.group()
-            start, line, column = self.pos, self.line, self.pos - self.line_start + 1
-            if kind in scanner.newline_types and "\n" in value:
-                self.line += value.count("\n")
-                self.line_start = start + value.rindex("\n") + 1
-            self.pos = start + len(value)
-            if kind in scanner.ignore:
+            start, start_line, column = pos, line, pos - line_start + 1
+            if kind in newline_types and "\n" in value:
+                line += value.count("\n")
+                line_start = start + value.rindex("\n") + 1
+            pos = start + len(value)
+            if kind in ignore:
                 continue
             keywords = scanner.keywords.get(kind)
             if keywords is not None:
                 kind = keywords.get(value, kind)
-            token = Token(kind, value, start, line, column, self.line, self.pos - self.line_start + 1, self.pos)
-            callback = scanner.callbacks.get(token.type)
-            return callback(token) if callback is not None else token
-        return None
+            token = _token(kind, value, start, start_line, column, line, pos - line_start + 1, pos)
+            callback = scanner.callbacks.get(kind)
+            if callback is not None:
+                token = callback(token)
+            break
+        self.pos, self.line, self.line_start = pos, line, line_start
+        return token
 
     def _state_lexer(self, state: int) -> Token | None:
         """The state's own Lark lexer, from the current place."""
