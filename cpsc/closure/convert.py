@@ -14,34 +14,59 @@ its ancestors (the verifier's scope rule). Produces a `closed` program with no `
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pyrsistent import pmap
 
 from cpsc.cps import ir
 from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
-from cpsc.cps.rewrite import cont_definitions, cont_uses, rename_cont, split_callc
+from cpsc.cps.rewrite import rename_cont, split_callc
 from cpsc.types.types import UNIT
 
 
-def _conts_by_function(program: ir.Program) -> dict[str, list[ir.Cont]]:
-    out: dict[str, list[ir.Cont]] = {name: [] for name in program.functions}
-    for cont in program.cont_table.values():
-        out[cont.function].append(cont)
-    return out
+@dataclass
+class _Facts:
+    """What closure conversion asks of the program, gathered in one sweep of its continuations
+    (each sweep of a large program reads it all from memory again)."""
+
+    by_function: dict[str, list[ir.Cont]]
+    variables: dict[str, ir.Var]  # every variable by name: parameters and definitions
+    defined: dict[str, set[str]]  # each function's parameters and its continuations' definitions
+    used: dict[str, set[str]]  # the variables each function's continuations use
+    referenced: dict[str, set[str]]  # the functions each function calls, tail calls or makes a closure of
+    escaping: set[str]  # the functions something makes a closure of
+
+    @staticmethod
+    def of(program: ir.Program) -> _Facts:
+        facts = _Facts({name: [] for name in program.functions}, {}, {}, {}, {}, set())
+        for name, f in program.functions.items():
+            facts.defined[name] = {p.name for p in f.params}
+            facts.variables.update((p.name, p) for p in f.params)
+            facts.used[name] = set()
+            facts.referenced[name] = set()
+        for cont in program.cont_table.values():
+            owner = cont.function
+            facts.by_function[owner].append(cont)
+            defined, referenced = facts.defined[owner], facts.referenced[owner]
+            for v in cont.params:
+                defined.add(v.name)
+                facts.variables[v.name] = v
+            for b in cont.bindings:
+                defined.add(b.var.name)
+                facts.variables[b.var.name] = b.var
+                if isinstance(b.value, (ir.Call, ir.MakeClosure)):
+                    referenced.add(b.value.function)
+                    if isinstance(b.value, ir.MakeClosure):
+                        facts.escaping.add(b.value.function)
+            if isinstance(cont.terminator, ir.TailCall):
+                referenced.add(cont.terminator.function)
+            facts.used[owner].update(cont.used_names)
+        return facts
 
 
-def _referenced_functions(conts: list[ir.Cont]) -> set[str]:
-    out = set()
-    for cont in conts:
-        for b in cont.bindings:
-            if isinstance(b.value, (ir.Call, ir.MakeClosure)):
-                out.add(b.value.function)
-        if isinstance(cont.terminator, ir.TailCall):
-            out.add(cont.terminator.function)
-    return out
-
-
-def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset()) -> dict[str, list[ir.Var]]:
+def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset(),
+                   facts: _Facts | None = None) -> dict[str, list[ir.Var]]:
     """Each function's free variables (transitively through the functions it references),
     leaving out `globals_` (main's variables that other functions load instead).
 
@@ -50,21 +75,10 @@ def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset()) 
     callees first (Tarjan's strongly connected components; only inside a component, a group of
     mutually recursive functions, is a fixed point iterated), so a chain of n functions costs
     n steps, not n rounds over all functions."""
-    by_function = _conts_by_function(program)
-    types: dict[str, ir.Var] = {}
-    defined: dict[str, set[str]] = {}
-    own: dict[str, set[str]] = {}
-    for name, f in program.functions.items():
-        defs = {p.name for p in f.params}
-        for cont in by_function[name]:
-            for v in cont_definitions(cont):
-                defs.add(v.name)
-                types[v.name] = v
-        for p in f.params:
-            types[p.name] = p
-        defined[name] = defs
-        own[name] = {u for cont in by_function[name] for u in cont_uses(cont)} - defs - globals_
-    references = {name: sorted(_referenced_functions(by_function[name])) for name in program.functions}
+    facts = facts if facts is not None else _Facts.of(program)
+    defined = facts.defined
+    own = {name: facts.used[name] - defined[name] - globals_ for name in program.functions}
+    references = {name: sorted(facts.referenced[name]) for name in program.functions}
     free: dict[str, set[str]] = {}
     for component in strongly_connected_components(sorted(program.functions), references):
         members = set(component)
@@ -78,36 +92,32 @@ def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset()) 
                 if extra:
                     free[m] |= extra
                     changed = True
-    return {name: sorted((types[v] for v in vs), key=lambda v: v.name) for name, vs in free.items()}
+    return {name: sorted((facts.variables[v] for v in vs), key=lambda v: v.name) for name, vs in free.items()}
 
 
-def shared_globals(program: ir.Program, by_function: dict[str, list[ir.Cont]]) -> dict[str, ir.Var]:
+def shared_globals(program: ir.Program, facts: _Facts) -> dict[str, ir.Var]:
     """Main's variables used by other functions: they become globals. (Lifted as parameters,
     they would be passed down every chain of calls: n top-level values used by a chain of n
     functions made parameter lists of length n, quadratic code in all.)"""
-    defined = {v.name: v for cont in by_function[program.main] for v in cont_definitions(cont)}
-    used = {u for name in program.functions if name != program.main
-            for cont in by_function[name] for u in cont_uses(cont)}
-    return {name: defined[name] for name in sorted(used.intersection(defined))}
+    main_params = {p.name for p in program.functions[program.main].params}
+    used = set().union(*(facts.used[name] for name in program.functions if name != program.main))
+    return {name: facts.variables[name] for name in sorted(used & facts.defined[program.main] - main_params)}
 
 
 def closure_convert(program: ir.Program) -> ir.Program:
     program = split_callc(program)
-    by_function = _conts_by_function(program)
-    shared = shared_globals(program, by_function)
-    fvs = free_variables(program, frozenset(shared))
-    names = NameSupply(set(program.functions) | set(program.conts) |
-                       {v.name for c in program.cont_table.values() for v in cont_definitions(c)} |
-                       {p.name for f in program.functions.values() for p in f.params})
-    escaping = {b.value.function for c in program.cont_table.values() for b in c.bindings
-                if isinstance(b.value, ir.MakeClosure)}
-    code_names = {g: names.fresh(g + ".code") for g in sorted(escaping)}
+    facts = _Facts.of(program)
+    by_function = facts.by_function
+    shared = shared_globals(program, facts)
+    fvs = free_variables(program, frozenset(shared), facts)
+    names = NameSupply(set(program.functions) | set(program.cont_table) | set(facts.variables))
+    code_names = {g: names.fresh(g + ".code") for g in sorted(facts.escaping)}
     functions: dict[str, ir.Function] = {}
     conts: dict[str, ir.Cont] = {}
     for name, f in program.functions.items():
         lifted = [ir.Var(names.fresh(v.name), v.type) for v in fvs[name]]
         renaming: dict[str, ir.Operand] = {v.name: new for v, new in zip(fvs[name], lifted)}
-        loads = _load_globals(by_function[name], shared, names, renaming) if name != program.main else ()
+        loads = _load_globals(facts.used[name], shared, names, renaming) if name != program.main else ()
         functions[name] = ir.Function(name, tuple(lifted) + f.params, f.result, f.entry, None, f.noinline)
         for cont in by_function[name]:
             cont = _pass_free_variables(rename_cont(cont, renaming), fvs, code_names, renaming)
@@ -122,14 +132,12 @@ def closure_convert(program: ir.Program) -> ir.Program:
     return ir.Program(pmap(functions), pmap(conts), program.main, True, globals_)
 
 
-def _load_globals(conts: list[ir.Cont], shared: dict[str, ir.Var], names: NameSupply,
+def _load_globals(used: set[str], shared: dict[str, ir.Var], names: NameSupply,
                   renaming: dict[str, ir.Operand]) -> tuple[ir.Binding, ...]:
-    """Loads of the globals a function uses, for its entry (which dominates every use);
-    `renaming` learns the loaded variables."""
-    # (not `set.intersection(shared)`, which walks all of `shared` for each function)
-    used = sorted({u for cont in conts for u in cont_uses(cont) if u in shared})
+    """Loads of the globals a function uses (`used`: the variables it uses), for its entry
+    (which dominates every use); `renaming` learns the loaded variables."""
     loads = []
-    for name in used:
+    for name in sorted(name for name in used if name in shared):
         loaded = ir.Var(names.fresh(name), shared[name].type)
         renaming[name] = loaded
         loads.append(ir.Binding(loaded, ir.GlobalLoad(name)))
