@@ -54,11 +54,8 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
     for function in program.functions:
         for label in ir.function_conts(program, function, table):
             cont = table[label]
-            fact = facts[label]
-            if not (fact.foldable or fact.looked_at and not (tuples.keys().isdisjoint(fact.looked_at)
-                                                             and constructors.keys().isdisjoint(fact.looked_at))
-                    or renaming and not renaming.keys().isdisjoint(cont.used_names)):
-                continue  # nothing here can fold (most continuations, after the first sweep)
+            if not facts[label].may_fold(cont, tuples, constructors, renaming):
+                continue  # most continuations, after the first sweep
             bindings = _fold_bindings(cont.bindings, tuples, constructors, renaming, stats)
             term = cont.terminator
             if not renaming.keys().isdisjoint(ir.terminator_uses(term)):
@@ -89,6 +86,17 @@ class _FoldFacts:
     constructors: tuple[tuple[str, ir.Const | None], ...]
     looked_at: tuple[str, ...]
     foldable: bool
+
+    def may_fold(self, cont: ir.Cont, tuples: dict[str, ir.MakeTuple | ir.MakeBlock],
+                 constructors: dict[str, ir.Const | None], renaming: dict[str, ir.Operand]) -> bool:
+        """Whether anything in `cont` could fold, given the blocks built in sight and the
+        variables folded so far (False: the sweep can pass it by)."""
+        if self.foldable:
+            return True
+        if self.looked_at and not (tuples.keys().isdisjoint(self.looked_at)
+                                   and constructors.keys().isdisjoint(self.looked_at)):
+            return True
+        return bool(renaming) and not renaming.keys().isdisjoint(cont.used_names)
 
     @staticmethod
     def of(cont: ir.Cont) -> _FoldFacts:
