@@ -147,6 +147,9 @@ def main() -> int:
     parser.add_argument("--no-ocaml", action="store_true")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    mode = subprocess.run([sys.executable, "-c", "import cpsc.native as n; print(n.mode())"], capture_output=True,
+                          text=True).stdout.strip()
+    print(f"cpsc: {mode} (cpsc/native.py)")
     too_fast: list[str] = []
     broken = False
     with tempfile.TemporaryDirectory() as workdir:

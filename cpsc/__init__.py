@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cpsc import dataclass_cache
+from cpsc import dataclass_cache, native
+
+native.select()  # compiled or source modules: before any of them is imported
 
 dataclass_cache.install()  # before any module of cpsc defines a dataclass
 

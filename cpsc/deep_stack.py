@@ -18,6 +18,16 @@ T = TypeVar("T")
 
 STACK_BYTES = 4 * 1024 * 1024 * 1024  # address space only: pages are committed as touched
 RECURSION_LIMIT = 1_000_000
+# The stages recurse over the syntax tree, a few frames per level of it; compiled by mypyc
+# (`cpsc.native`), they use the C stack and never raise RecursionError, so the parser refuses
+# a tree deeper than this, with a located diagnostic, before any stage recurses.
+FRAMES_PER_SYNTAX_LEVEL = 4
+
+
+def max_syntax_depth() -> int:
+    """How deep a program's syntax tree may be (`RECURSION_LIMIT` is read when called: the
+    tests lower it)."""
+    return RECURSION_LIMIT // FRAMES_PER_SYNTAX_LEVEL
 
 _lock = threading.Lock()
 _running = 0

@@ -14,7 +14,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Union
 
 from pyrsistent import PMap, pmap
@@ -35,7 +34,7 @@ class Var:
 class Const:
     """A literal: int, float, bool, char (1-char str), string, or unit (None)."""
 
-    value: object
+    value: Any  # not `object`: mypyc then fails at import (KeyError: 'object')
     type: Type
 
 
@@ -290,14 +289,21 @@ class Program:
     # a parameter from every caller (which made parameter lists grow with the program).
     globals: PMap[str, Type] = field(default_factory=pmap)
 
-    @cached_property
+    # The continuations as a plain dict, made on first use (see `cont_table`).
+    _table: dict[str, Cont] | None = field(default=None, compare=False, repr=False)
+
+    @property
     def cont_table(self) -> dict[str, Cont]:
         """The continuations as a plain dict: a whole-program sweep, or a pass that looks up
         labels one by one, goes many times faster through it than through the persistent map.
         A version made by `with_conts` takes over its predecessor's table when nothing else
         holds it, with the changes made: O(changes), so a pass that rewrites the program step
         by step (the inliner, contify) pays for one table, not one per step."""
-        return dict(self.conts.items())
+        table = self._table
+        if table is None:
+            table = dict(self.conts.items())
+            object.__setattr__(self, "_table", table)
+        return table
 
     def with_conts(self, changed: dict[str, Cont], removed: set[str] | frozenset[str] = frozenset(),
                    functions: PMap[str, Function] | None = None) -> Program:
@@ -310,15 +316,36 @@ class Program:
             conts = conts.discard(label)
         program = Program(self.functions if functions is None else functions, conts, self.main, self.closed,
                           self.globals)
-        table = self.__dict__.get("cont_table")
-        # Held only by this program's cache (and here): no one can see it change hands.
-        if table is not None and sys.getrefcount(table) == 3:
-            del self.__dict__["cont_table"]
+        table = _unshared_table(self)
+        if table is not None:
+            object.__setattr__(self, "_table", None)
             table.update(changed)
             for label in removed:
                 table.pop(label, None)
-            program.__dict__["cont_table"] = table
+            object.__setattr__(program, "_table", table)
         return program
+
+
+def _unshared_table(program: Program) -> dict[str, Cont] | None:
+    """The program's table if only the program holds it: then no one can see it change hands."""
+    if program._table is None or _table_references(program) > _SOLE_HOLDER:
+        return None
+    return program._table
+
+
+def _table_references(program: Program) -> int:
+    return sys.getrefcount(program._table)
+
+
+def _sole_holder_references() -> int:
+    """What `_table_references` says of a table only its program holds: measured, because
+    compiled (mypyc) and interpreted code count their own references differently."""
+    program = Program(pmap(), pmap(), "main")
+    object.__setattr__(program, "_table", {})
+    return _table_references(program)
+
+
+_SOLE_HOLDER = _sole_holder_references()
 
 
 # ---------------------------------------------------------------------- queries

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Union
 
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError
@@ -32,7 +32,7 @@ class Occurrence:
     id: int
     type: TCon
     parent: int | None = None
-    head: object = None
+    head: Any = None  # not `object`: see `cpsc.cps.ir.Const`
     index: int = 0
 
 

@@ -90,7 +90,7 @@ class PAnnot:
 class PConst:
     """A constant pattern; `kind` is one of int, char, string, bool."""
 
-    value: object
+    value: Any  # not `object`: mypyc then fails at import (KeyError: 'object')
     kind: str
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
@@ -141,7 +141,7 @@ Pattern = Union[PVar, PWild, PUnit, PTuple, PAnnot, PConst, PConstruct, POr, PAl
 class Const:
     """A literal; `kind` is one of int, float, bool, char, string, unit."""
 
-    value: object
+    value: Any  # not `object`: mypyc then fails at import (KeyError: 'object')
     kind: str
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)

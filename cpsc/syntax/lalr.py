@@ -54,6 +54,10 @@ class ParseTables:
     terminals: list[TerminalDef]
     ignore: tuple[str, ...]
 
+    def fields(self) -> tuple[Any, ...]:
+        """The fields in order, `ParseTables(*fields)` again: what is stored in the cache."""
+        return (self.states, self.rules, self.start, self.end, self.terminals, self.ignore)
+
     @staticmethod
     def from_lark(lark: Lark, methods: object, start: str = "start") -> ParseTables:
         """The tables of `lark`, made with `methods` (an object whose attributes are the
@@ -84,6 +88,14 @@ class ParseTables:
                            list(conf.terminals), tuple(conf.ignore))
 
 
+class NestedTooDeep(Exception):
+    """The parse tree grew deeper than the limit at `token` (the lookahead)."""
+
+    def __init__(self, token: Token) -> None:
+        super().__init__(token)
+        self.token = token
+
+
 class LalrDriver:
     def __init__(self, tables: ParseTables, methods: object) -> None:
         reductions = [_reduction(size, origin, _callback(recipe, methods)) for size, origin, recipe in tables.rules]
@@ -93,12 +105,16 @@ class LalrDriver:
         self.start, self.end = tables.start, tables.end
         self.lexers = _Lexers(tables)
 
-    def parse(self, text: str) -> Any:
+    def parse(self, text: str, max_depth: int) -> Any:
+        """The value of `text`; `NestedTooDeep` where its tree grows deeper than `max_depth`."""
         states = self.states
         accepted = self.lexers.accepted
         tokens = _Tokens(self.lexers, text)
         state_stack = [self.start]
         value_stack: list[Any] = []
+        # The depth of each value's tree (a token's is 0), for the limit: the stages after
+        # the parser recurse over the tree, as deep as it is.
+        depth_stack: list[int] = []
         token = None
         while True:
             token = tokens.next(accepted[state_stack[-1]], state_stack[-1])
@@ -112,34 +128,44 @@ class LalrDriver:
                 if isinstance(action, int):
                     state_stack.append(action)
                     value_stack.append(token)
+                    depth_stack.append(0)
                     break
                 if action[2] is None:  # a unit rule, most reductions: only the state moves
                     state_stack[-1] = states[state_stack[-2]][action[1]]  # type: ignore[assignment]
                     continue
-                self._reduce(action, state_stack, value_stack)
+                if self._reduce(action, state_stack, value_stack, depth_stack) > max_depth:
+                    raise NestedTooDeep(token)
         last = tokens.last
         end = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
         while True:
             action = states[state_stack[-1]].get("$END")
             if action is None or isinstance(action, int):
                 raise self._unexpected(end, state_stack[-1])
-            self._reduce(action, state_stack, value_stack)
+            if self._reduce(action, state_stack, value_stack, depth_stack) > max_depth:
+                raise NestedTooDeep(end)
             if state_stack[-1] == self.end:
                 return value_stack[-1]
 
-    def _reduce(self, reduction: Reduction, state_stack: list[int], value_stack: list[Any]) -> None:
+    def _reduce(self, reduction: Reduction, state_stack: list[int], value_stack: list[Any],
+                depth_stack: list[int]) -> int:
+        """Reduces by the rule; the depth of the value made."""
         size, origin, callback = reduction
         if callback is None:  # a unit rule `?a: b`: the value stays, only the state moves
             state_stack[-1] = self.states[state_stack[-2]][origin]  # type: ignore[assignment]
-            return
+            return depth_stack[-1]
         if size:
             children = value_stack[-size:]
+            depth = 1 + max(depth_stack[-size:])
             del state_stack[-size:]
             del value_stack[-size:]
+            del depth_stack[-size:]
         else:
             children = []
+            depth = 1
         state_stack.append(self.states[state_stack[-1]][origin])  # type: ignore[arg-type]
         value_stack.append(callback(children))
+        depth_stack.append(depth)
+        return depth
 
     def _unexpected(self, token: Token, state: int) -> UnexpectedToken:
         expected = {symbol for symbol in self.states[state] if symbol.isupper()}

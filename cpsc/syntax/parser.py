@@ -10,16 +10,19 @@ import pickle
 import re
 import tempfile
 import threading
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import lark
 from lark import Lark, Token
 
+from cpsc import deep_stack
 from cpsc.cache import cache_dir
 from cpsc.syntax import ast, lalr
-from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.diagnostics import CompileError, Span, too_deep
 from cpsc.syntax.labels import Labelled, apply_labelled
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.modules import OpenDecl, module_members, open_in, open_modules
@@ -35,11 +38,11 @@ def lang_file(name: str) -> str:
 def _parser() -> tuple[LalrDriver, _ToAst]:
     """The LALR parser, with the AST built by `_ToAst` as rules are reduced."""
     builder = _ToAst()
-    methods = _Callbacks(builder)
+    methods = _callbacks(builder)
     return LalrDriver(_parse_tables(methods), methods), builder
 
 
-def _parse_tables(methods: _Callbacks) -> ParseTables:
+def _parse_tables(methods: SimpleNamespace) -> ParseTables:
     """The grammar's parse tables, from the user's cache folder (keyed by the grammar, Lark's
     version and the tables' format), else made by Lark and stored there."""
     grammar = lang_file("grammar.lark")
@@ -47,15 +50,14 @@ def _parse_tables(methods: _Callbacks) -> ParseTables:
     digest = hashlib.sha256(b"\0".join([grammar.encode(), lark.__version__.encode(), format_source])).hexdigest()[:16]
     path = cache_dir() / f"parse-tables-{digest}.pickle"
     try:
-        tables = pickle.loads(path.read_bytes())
-        if isinstance(tables, ParseTables):
-            return tables
+        return ParseTables(*pickle.loads(path.read_bytes()))
     except Exception:  # noqa: BLE001 - missing or damaged: make them again
         pass
     tables = ParseTables.from_lark(Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=methods), methods)
     try:
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
-            pickle.dump(tables, out, protocol=pickle.HIGHEST_PROTOCOL)
+            # as a tuple of its fields: compiled (mypyc), a frozen dataclass cannot be unpickled
+            pickle.dump(tables.fields(), out, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
     except OSError:  # a full disk: the next build makes them again
         pass
@@ -65,15 +67,16 @@ def _parse_tables(methods: _Callbacks) -> ParseTables:
 _parsing = threading.Lock()
 
 
-class _Callbacks:
+def _callbacks(builder: _ToAst) -> SimpleNamespace:
     """What Lark calls on each reduction, `rule(children)`: the `_ToAst` method of the rule's
     name with the children as arguments. (Lark's own `v_args(inline=True)` does the same but
     builds a wrapper object per call, which doubled the parse time.)"""
+    methods = {name: getattr(builder, name) for name in dir(builder) if not name.startswith("_")}
+    return SimpleNamespace(**{name: _spread(method) for name, method in methods.items() if callable(method)})
 
-    def __init__(self, builder: _ToAst) -> None:
-        for name in dir(builder):
-            if not name.startswith("_") and callable(method := getattr(builder, name)):
-                setattr(self, name, lambda children, method=method: method(*children))
+
+def _spread(method: Callable[..., Any]) -> Callable[[list[Any]], Any]:
+    return lambda children: method(*children)
 
 
 # What the comment scanner steps over or acts on: string and char literals (a `(*` inside them
@@ -371,7 +374,7 @@ class _ToAst:
         if annot is not None:
             body = ast.Annot(body, annot.type, annot.span)
         value: ast.Expr = body
-        for param in reversed(params):
+        for param in params[::-1]:
             value = ast.Fun(param, value, span)
         return ast.Binding(name, value, span)
 
@@ -412,7 +415,7 @@ class _ToAst:
         if params and isinstance(params[-1], _ReturnAnnot):
             annot = params.pop()
             body = ast.Annot(body, annot.type, annot.span)
-        for param in reversed(params):
+        for param in params[::-1]:
             body = ast.Fun(param, body, span)
         return body
 
@@ -467,7 +470,7 @@ class _ToAst:
         span = self._span((opening, closing))
         result: ast.Expr = ast.Construct("[]", (), Span(span.file, span.end_line, span.end_col - 1,
                                                           span.end_line, span.end_col))
-        for item in reversed(items):
+        for item in items[::-1]:
             cell = Span(span.file, item.span.line, item.span.col, span.end_line, span.end_col)
             result = ast.Construct("::", (ast.Tuple((item, result), cell),), cell)
         return result
@@ -695,7 +698,7 @@ class _ToAst:
     def plist(self, opening: Token, items: list[ast.Pattern], closing: Token) -> ast.Pattern:
         span = self._span((opening, closing))
         result: ast.Pattern = ast.PConstruct("[]", (), span)
-        for item in reversed(items):
+        for item in items[::-1]:
             result = ast.PConstruct("::", (ast.PTuple((item, result), span),), span)
         return result
 
@@ -774,7 +777,10 @@ def parse_module(text: str, file: str, modules: dict[str, frozenset[str]] | None
         with _parsing:  # the one builder names the file in every span it makes
             builder.file = file
             builder.modules = dict(modules or {})
-            module = parser.parse(cleaned)
+            module = parser.parse(cleaned, deep_stack.max_syntax_depth())
+    except lalr.NestedTooDeep as nested:  # not `err`: compiled, a name has one type
+        token = nested.token
+        raise too_deep(Span(file, token.line or 1, token.column or 1, token.line or 1, (token.column or 1) + 1)) from None
     except lark.exceptions.UnexpectedCharacters as err:
         span = Span(file, err.line, err.column, err.line, err.column + 1)
         raise CompileError(span, f"Illegal character ({cleaned[err.pos_in_stream or 0]!r})") from None

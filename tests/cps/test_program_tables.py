@@ -36,6 +36,14 @@ def test_a_new_version_takes_over_the_table_and_both_versions_see_their_own():
     assert first.cont_table == dict(first.conts.items())
 
 
+def test_a_table_no_one_else_holds_changes_hands_without_a_copy():
+    # compiled (mypyc) and interpreted code count references differently: both must see this
+    first = parse_program(TEXT)
+    table_id = id(first.cont_table)
+    second = first.with_conts({}, {"big"})
+    assert id(second.cont_table) == table_id and "big" not in second.cont_table
+
+
 def test_a_table_someone_holds_stays_as_it_was():
     first = parse_program(TEXT)
     held = first.cont_table

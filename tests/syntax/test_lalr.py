@@ -35,31 +35,31 @@ def _plain(tables: ParseTables) -> tuple[object, ...]:
 
 def _parse(tables: ParseTables, text: str) -> object:
     builder = parser._ToAst()
-    methods = parser._Callbacks(builder)
+    methods = parser._callbacks(builder)
     builder.file, builder.modules = "t.fl", {}
-    return LalrDriver(pickle.loads(pickle.dumps(tables)), methods).parse(text)
+    return LalrDriver(ParseTables(*pickle.loads(pickle.dumps(tables.fields()))), methods).parse(text, 10**6)
 
 
 def test_stored_tables_parse_as_tables_lark_has_just_made(cache: Path):
-    methods = parser._Callbacks(parser._ToAst())
+    methods = parser._callbacks(parser._ToAst())
     stored = parser._parse_tables(methods)  # made, then stored in the (empty) cache
     [path] = cache.iterdir()
     loaded = parser._parse_tables(methods)  # read back
-    assert _plain(loaded) == _plain(stored) == _plain(pickle.loads(path.read_bytes()))
+    assert _plain(loaded) == _plain(stored) == _plain(ParseTables(*pickle.loads(path.read_bytes())))
     # Lark numbers its states differently each time it analyses the grammar: compare parses
-    fresh = _fresh_tables(parser._Callbacks(parser._ToAst()))
+    fresh = _fresh_tables(parser._callbacks(parser._ToAst()))
     for program in ["switch_tables.fl", "records.fl", "exceptions.fl"]:
         text = parser.strip_comments((PROGRAMS / program).read_text(), "t.fl")
         assert repr(_parse(loaded, text)) == repr(_parse(fresh, text))
 
 
 def test_a_damaged_cache_file_is_made_again(cache: Path):
-    methods = parser._Callbacks(parser._ToAst())
+    methods = parser._callbacks(parser._ToAst())
     parser._parse_tables(methods)
     [path] = cache.iterdir()
     path.write_bytes(b"\x80\x05 not a pickle")
     tables = parser._parse_tables(methods)
-    assert isinstance(tables, ParseTables) and pickle.loads(path.read_bytes()).start == tables.start
+    assert isinstance(tables, ParseTables) and ParseTables(*pickle.loads(path.read_bytes())).start == tables.start
 
 
 def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path):
@@ -67,10 +67,10 @@ def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path
     # the quote); no state where an expression may start accepts one, and that state's lexer,
     # which has no TYVAR, reads the char literal.
     builder = parser._ToAst()
-    methods = parser._Callbacks(builder)
+    methods = parser._callbacks(builder)
     builder.file, builder.modules = "t.fl", {}
     driver = LalrDriver(parser._parse_tables(methods), methods)
-    module = driver.parse("let c = 'a'\nlet t = (fun x -> x : 'a -> 'a)\n")
+    module = driver.parse("let c = 'a'\nlet t = (fun x -> x : 'a -> 'a)\n", 10**6)
     assert isinstance(module, ast.Module)
     char = module.declarations[0].bindings[0].value  # type: ignore[attr-defined]
     assert isinstance(char, ast.Const) and char.value == "a"
@@ -81,7 +81,7 @@ def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path
 def _lark() -> tuple[Lark, parser._ToAst]:
     builder = parser._ToAst()
     grammar = parser.lang_file("grammar.lark")
-    return Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=parser._Callbacks(builder)), builder
+    return Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=parser._callbacks(builder)), builder
 
 
 def _lark_parse(text: str, modules: dict[str, frozenset[str]]) -> object:
@@ -113,7 +113,7 @@ def test_every_program_parses_as_lark_s_own_parser_and_lexer_parse_it():
 @pytest.mark.parametrize("text", ["let x = 1 +\n", "let x = 'ab'\n", "let s = \"abc\nlet y = 2\n", "let x = 1 ` 2\n",
                                   "let f x = match x with | 1 -> 2 | ->\n", "let c = 'a' 'b\n"])
 def test_a_syntax_error_is_the_one_lark_s_own_parser_and_lexer_raise(cache: Path, text: str):
-    methods = parser._Callbacks(parser._ToAst())
+    methods = parser._callbacks(parser._ToAst())
     tables = parser._parse_tables(methods)
     with pytest.raises(Exception) as ours:
         _parse(tables, text)
