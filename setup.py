@@ -6,7 +6,6 @@ builds it without (pure Python, as every module also runs).
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -65,10 +64,9 @@ class BuildCompiled(build_ext):
         if not self.extensions:
             return
         native = _native_module()
-        manifest = {source: native.file_facts(Path(source)) for source in compiled_sources()}
         folder = Path("cpsc") if self.inplace else Path(self.build_lib) / "cpsc"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / native.MANIFEST).write_text(json.dumps(manifest, indent=0, sort_keys=True))
+        native.write_manifest(folder / native.MANIFEST, compiled_sources())
 
 
 def _remove_stale_extensions() -> None:

@@ -9,6 +9,7 @@ import functools
 import os
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 
 @functools.cache
@@ -22,3 +23,13 @@ def cache_dir() -> Path:
         except OSError:
             continue
     return Path(tempfile.mkdtemp(prefix="cpsc-cache-"))
+
+
+def source_text(module: ModuleType) -> bytes:
+    """The source of `module`, for the digests that key cached results: compiled by mypyc
+    (`cpsc.native`), a module's file is its extension, which stays the same when its code
+    changes."""
+    file = Path(module.__file__ or "")
+    if file.suffix != ".py":
+        file = file.with_name(module.__name__.rpartition(".")[2] + ".py")
+    return file.read_bytes()

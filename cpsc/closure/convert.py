@@ -39,8 +39,8 @@ class _Facts:
 
     @staticmethod
     def of(program: ir.Program) -> _Facts:
-        facts = _Facts({name: [] for name in program.functions}, {}, {}, {}, {}, set())
-        for name, f in program.functions.items():
+        facts = _Facts({name: [] for name in program.function_table}, {}, {}, {}, {}, set())
+        for name, f in program.function_table.items():
             facts.defined[name] = {p.name for p in f.params}
             facts.variables.update((p.name, p) for p in f.params)
             facts.used[name] = set()
@@ -77,8 +77,8 @@ def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset(),
     n steps, not n rounds over all functions."""
     facts = facts if facts is not None else _Facts.of(program)
     defined = facts.defined
-    own = {name: facts.used[name] - defined[name] - globals_ for name in program.functions}
-    references = {name: sorted(facts.referenced[name]) for name in program.functions}
+    own = {name: facts.used[name] - defined[name] - globals_ for name in program.function_table}
+    references = {name: sorted(facts.referenced[name]) for name in program.function_table}
     free: dict[str, set[str]] = {}
     for component in strongly_connected_components(sorted(program.functions), references):
         members = set(component)
@@ -99,8 +99,8 @@ def shared_globals(program: ir.Program, facts: _Facts) -> dict[str, ir.Var]:
     """Main's variables used by other functions: they become globals. (Lifted as parameters,
     they would be passed down every chain of calls: n top-level values used by a chain of n
     functions made parameter lists of length n, quadratic code in all.)"""
-    main_params = {p.name for p in program.functions[program.main].params}
-    used = set().union(*(facts.used[name] for name in program.functions if name != program.main))
+    main_params = {p.name for p in program.function_table[program.main].params}
+    used = set().union(*(facts.used[name] for name in program.function_table if name != program.main))
     return {name: facts.variables[name] for name in sorted(used & facts.defined[program.main] - main_params)}
 
 
@@ -114,7 +114,7 @@ def closure_convert(program: ir.Program) -> ir.Program:
     code_names = {g: names.fresh(g + ".code") for g in sorted(facts.escaping)}
     functions: dict[str, ir.Function] = {}
     conts: dict[str, ir.Cont] = {}
-    for name, f in program.functions.items():
+    for name, f in program.function_table.items():
         lifted = [ir.Var(names.fresh(v.name), v.type) for v in fvs[name]]
         renaming: dict[str, ir.Operand] = {v.name: new for v, new in zip(fvs[name], lifted)}
         loads = _load_globals(facts.used[name], shared, names, renaming) if name != program.main else ()
@@ -127,7 +127,7 @@ def closure_convert(program: ir.Program) -> ir.Program:
                 cont = ir.Cont(cont.label, cont.function, cont.params, loads + cont.bindings, cont.terminator)
             conts[cont.label] = cont
     for g, code in code_names.items():
-        _add_code_wrapper(program.functions[g], code, fvs[g], names, functions, conts)
+        _add_code_wrapper(program.function_table[g], code, fvs[g], names, functions, conts)
     globals_ = pmap({name: v.type for name, v in shared.items()})
     return ir.Program(pmap(functions), pmap(conts), program.main, True, globals_)
 

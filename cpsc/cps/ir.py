@@ -12,9 +12,9 @@ functions and from labels to continuations; scope is dominance, checked by the v
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 from pyrsistent import PMap, pmap
 
@@ -22,6 +22,7 @@ from cpsc.cps.dominance import reverse_postorder
 from cpsc.types.types import TCon
 
 Type = TCon
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,8 +290,9 @@ class Program:
     # a parameter from every caller (which made parameter lists grow with the program).
     globals: PMap[str, Type] = field(default_factory=pmap)
 
-    # The continuations as a plain dict, made on first use (see `cont_table`).
+    # The continuations and the functions as plain dicts, made on first use (see `cont_table`).
     _table: dict[str, Cont] | None = field(default=None, compare=False, repr=False)
+    _function_table: dict[str, Function] | None = field(default=None, compare=False, repr=False)
 
     @property
     def cont_table(self) -> dict[str, Cont]:
@@ -305,44 +307,65 @@ class Program:
             object.__setattr__(self, "_table", table)
         return table
 
-    def with_conts(self, changed: dict[str, Cont], removed: set[str] | frozenset[str] = frozenset(),
-                   functions: PMap[str, Function] | None = None) -> Program:
+    @property
+    def function_table(self) -> dict[str, Function]:
+        """The functions as a plain dict, as `cont_table`; never changed, so versions with the
+        same functions share it."""
+        table = self._function_table
+        if table is None:
+            table = dict(self.functions.items())
+            object.__setattr__(self, "_function_table", table)
+        return table
+
+    def with_conts(self, changed: dict[str, Cont], removed: Iterable[str] = (),
+                   functions: dict[str, Function] | None = None, removed_functions: Iterable[str] = ()) -> Program:
         """This program with the continuations `changed` (new or replaced) and without those
-        `removed` (and with `functions` instead of its own, if given)."""
-        if not changed and not removed and functions is None:
+        `removed`, and likewise with the `functions` given and without `removed_functions`.
+        Each table this program holds alone passes to the new version with the changes made."""
+        removed = list(removed)
+        removed_functions = list(removed_functions)
+        if not changed and not removed and not functions and not removed_functions:
             return self  # the same object: passes tell "nothing changed" by identity
-        conts = self.conts.update(changed)
-        for label in removed:
-            conts = conts.discard(label)
-        program = Program(self.functions if functions is None else functions, conts, self.main, self.closed,
-                          self.globals)
-        table = _unshared_table(self)
-        if table is not None:
-            object.__setattr__(self, "_table", None)
-            table.update(changed)
-            for label in removed:
-                table.pop(label, None)
-            object.__setattr__(program, "_table", table)
+        program = Program(_updated(self.functions, functions or {}, removed_functions),
+                          _updated(self.conts, changed, removed), self.main, self.closed, self.globals)
+        object.__setattr__(program, "_table", _handed_over(self, "_table", changed, removed))
+        object.__setattr__(program, "_function_table",
+                           _handed_over(self, "_function_table", functions or {}, removed_functions))
         return program
 
 
-def _unshared_table(program: Program) -> dict[str, Cont] | None:
-    """The program's table if only the program holds it: then no one can see it change hands."""
-    if program._table is None or _table_references(program) > _SOLE_HOLDER:
+def _updated(mapping: PMap[str, T], changed: dict[str, T], removed: list[str]) -> PMap[str, T]:
+    if not changed and not removed:
+        return mapping
+    mapping = mapping.update(changed)
+    for name in removed:
+        mapping = mapping.discard(name)
+    return mapping
+
+
+def _handed_over(program: Program, table_name: str, changed: dict[str, Any], removed: list[str]) -> Any:
+    """The program's table `table_name` with the changes made, if only the program holds it
+    (then no one can see it change hands; the program makes a new one if asked again)."""
+    if getattr(program, table_name) is None or _references(program, table_name) > _SOLE_HOLDER:
         return None
-    return program._table
+    table = getattr(program, table_name)
+    object.__setattr__(program, table_name, None)
+    table.update(changed)
+    for name in removed:
+        table.pop(name, None)
+    return table
 
 
-def _table_references(program: Program) -> int:
-    return sys.getrefcount(program._table)
+def _references(program: Program, table_name: str) -> int:
+    return sys.getrefcount(getattr(program, table_name))
 
 
 def _sole_holder_references() -> int:
-    """What `_table_references` says of a table only its program holds: measured, because
-    compiled (mypyc) and interpreted code count their own references differently."""
+    """What `_references` says of a table only its program holds: measured, because compiled
+    (mypyc) and interpreted code count their own references differently."""
     program = Program(pmap(), pmap(), "main")
     object.__setattr__(program, "_table", {})
-    return _table_references(program)
+    return _references(program, "_table")
 
 
 _SOLE_HOLDER = _sole_holder_references()
@@ -419,7 +442,7 @@ def function_conts(program: Program, function: str, conts: Mapping[str, Cont] | 
     """The continuations of `function` reachable from its entry, in reverse postorder
     (looked up in `conts`, by default the program's own)."""
     table = program.cont_table if conts is None else conts
-    entry = program.functions[function].entry
+    entry = program.function_table[function].entry
     known = _ORDERS.get(function)
     if known is not None and known[0][0] == entry:
         labels, seen = known

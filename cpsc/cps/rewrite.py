@@ -99,7 +99,7 @@ def use_census(program: ir.Program) -> Counter[str]:
 
 def label_census(program: ir.Program) -> Counter[str]:
     """How many control transfers name each continuation label (entries count once)."""
-    counts: Counter[str] = Counter(f.entry for f in program.functions.values())
+    counts: Counter[str] = Counter(f.entry for f in program.function_table.values())
     counts.update(chain.from_iterable([cont.successor_labels for cont in program.cont_table.values()]))
     return counts
 

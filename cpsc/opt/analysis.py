@@ -86,14 +86,14 @@ class ProgramFacts:
         """Every continuation of `function`, reachable or not (in no particular order)."""
         if self._owned is None:
             self._owned = defaultdict(set)
-            for cont in self.program.conts.values():
+            for cont in self.program.cont_table.values():
                 self._owned[cont.function].add(cont.label)
         return sorted(self._owned.get(function, ()))
 
     def children(self, function: str) -> list[str]:
         if self._children is None:
             self._children = defaultdict(dict)
-            for f in sorted(self.program.functions.values(), key=lambda f: f.name):
+            for f in sorted(self.program.function_table.values(), key=lambda f: f.name):
                 if f.parent is not None:
                     self._children[f.parent][f.name] = None
         return list(self._children.get(function, ()))
@@ -108,11 +108,11 @@ class ProgramFacts:
         return out
 
     def is_ancestor(self, ancestor: str, function: str) -> bool:
-        current = self.program.functions[function].parent
+        current = self.program.function_table[function].parent
         while current is not None:
             if current == ancestor:
                 return True
-            current = self.program.functions[current].parent
+            current = self.program.function_table[current].parent
         return False
 
     def may_return(self, function: str) -> bool:
@@ -132,9 +132,9 @@ class ProgramFacts:
 
     def _forget_sizes(self, function: str | None) -> None:
         """A change to `function` changes its size and those of the functions it is nested in."""
-        while function is not None and function in self.program.functions:
+        while function is not None and function in self.program.function_table:
             self._sizes.pop(function, None)
-            function = self.program.functions[function].parent
+            function = self.program.function_table[function].parent
 
     # ------------------------------------------------------------ calls
     def recursive(self) -> set[str]:
@@ -154,10 +154,10 @@ class ProgramFacts:
         first (a walk of each subtree per function would be quadratic in the nesting depth)."""
         conts = self.program.cont_table
         named = {f: {g for label in self.conts_of(f) for g in named_functions(conts[label])}
-                 for f in self.program.functions}
-        roots = [f for f, function in self.program.functions.items() if function.parent is None]
+                 for f in self.program.function_table}
+        roots = [f for f, function in self.program.function_table.items() if function.parent is None]
         for f in reversed([f for root in roots for f in self.subtree(root)]):
-            parent = self.program.functions[f].parent
+            parent = self.program.function_table[f].parent
             if parent is not None:
                 named[parent] |= named[f]
         return named
@@ -169,7 +169,7 @@ class ProgramFacts:
         defined: set[str] = set()
         used: set[str] = set()
         for f in self.subtree(function):
-            defined.update(p.name for p in self.program.functions[f].params)
+            defined.update(p.name for p in self.program.function_table[f].params)
             for label in self.conts_of(f):
                 cont = self.program.cont_table[label]
                 defined.update(v.name for v in cont_definitions(cont))
@@ -183,10 +183,10 @@ class ProgramFacts:
         """Each variable's function and continuation (None for a function parameter)."""
         if self._defs is None:
             defs: dict[str, tuple[str, str | None]] = {}
-            for f in self.program.functions.values():
+            for f in self.program.function_table.values():
                 for p in f.params:
                     defs[p.name] = (f.name, None)
-            for cont in self.program.conts.values():
+            for cont in self.program.cont_table.values():
                 for v in cont_definitions(cont):
                     defs[v.name] = (cont.function, cont.label)
             self._defs = defs
@@ -236,7 +236,7 @@ def named_functions(cont: ir.Cont) -> list[str]:
 def name_supply(program: ir.Program) -> NameSupply:
     """Fresh names that clash with no function, continuation, return point or variable."""
     taken: set[str] = set(program.functions) | set(program.conts)
-    for f in program.functions.values():
+    for f in program.function_table.values():
         taken.update(p.name for p in f.params)
     for cont in program.cont_table.values():
         taken.update(v.name for v in cont_definitions(cont))
@@ -248,7 +248,7 @@ def incoming_arguments(program: ir.Program) -> dict[str, list[tuple[ir.Operand, 
     """For each continuation, the argument tuples of all jumps to it (None: also a branch/entry
     target, or a handler, whose parameter an exception from a call may also give)."""
     incoming: dict[str, list[tuple[ir.Operand, ...]] | None] = {label: [] for label in program.conts}
-    for f in program.functions.values():
+    for f in program.function_table.values():
         incoming[f.entry] = None
     for cont in program.cont_table.values():
         for target, args in cont.memo("analysis.transfers", _transfers):

@@ -106,7 +106,7 @@ def _returns_to_caller(program: ir.Program, site: CallSite) -> bool:
 
 def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: ProgramFacts,
              sites: _Sites) -> ir.Program:
-    g = program.functions[plan.function]
+    g = program.function_table[plan.function]
     head = names.fresh(f"{g.name}.head")
     point: ReturnPoint | None = None
     changed: dict[str, ir.Cont] = {}
@@ -132,11 +132,11 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
             assert isinstance(cont.terminator, ir.TailCall)
             cont = ir.Cont(label, cont.function, cont.params, cont.bindings, ir.Jump(head, cont.terminator.args))
         changed[label] = relocation.cont(cont, plan.caller, cont.params)
-    functions = program.functions.discard(g.name)
+    functions: dict[str, ir.Function] = {}
     for child in [] if planted("contify.parent_kept") else facts.children(g.name):
-        c = functions[child]
-        functions = functions.set(child, ir.Function(c.name, c.params, c.result, c.entry, plan.caller, c.noinline))
-    program = program.with_conts(changed, functions=functions)
+        c = program.function_table[child]
+        functions[child] = ir.Function(c.name, c.params, c.result, c.entry, plan.caller, c.noinline)
+    program = program.with_conts(changed, functions=functions, removed_functions=[g.name])
     facts.changed(program, plan.caller, list(changed.values()), [])
     facts.moved(g.name, g.parent, plan.caller)
     sites.replace(program, plan.caller, list(changed))
@@ -152,7 +152,7 @@ def contify_with_stats(program: ir.Program, context: PassContext | None = None) 
         sites, closures = _sites_and_closures(program, facts)
         contified = 0
         for g in sorted(program.functions):
-            function = program.functions.get(g)
+            function = program.function_table.get(g)
             if function is None or g == program.main or function.noinline or g in closures:
                 continue
             plan = _plan(facts, g, sites.of(g))

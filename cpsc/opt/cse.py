@@ -219,7 +219,7 @@ def cse_with_stats(program: ir.Program, context: PassContext | None = None) -> t
     incoming = incoming_arguments(program)
     immutable = immutable_types(program)
     renaming: dict[str, ir.Operand] = {}
-    for function in program.functions:
+    for function in program.function_table:
         numbering = _Numbering(program, FunctionGraph(program, function), incoming, immutable)
         numbering.run()
         found: dict[str, ir.Operand] = {}

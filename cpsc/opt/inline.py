@@ -54,7 +54,7 @@ def call_sites(program: ir.Program, function: str) -> list[CallSite]:
 def why_not_inlinable(facts: ProgramFacts, site: CallSite) -> str | None:
     """What makes inlining this call site wrong (None: it can be inlined)."""
     program = facts.program
-    callee = program.functions[site.callee]
+    callee = program.function_table[site.callee]
     if site.callee == site.function or facts.is_ancestor(site.callee, site.function):
         return f"the call is inside {site.callee} itself"
     outside = facts.out_of_scope(callee.name, site.function, site.label, site.position(program))
@@ -84,7 +84,7 @@ class _Inliner:
         """The program with `site` inlined, the continuation that now holds what followed the
         call (None for a tail call), and the copied continuations."""
         program, facts = self.facts.program, self.facts
-        callee = program.functions[site.callee]
+        callee = program.function_table[site.callee]
         args = site.call(program).args
         point = return_point(program, site, self.names, facts.may_return(callee.name))
         if planted("inline.handler_ignored"):
@@ -97,7 +97,7 @@ class _Inliner:
         labels: dict[str, str] = {}
         for f in subtree:
             if f != callee.name:
-                variables.update(self._fresh_vars(program.functions[f].params))
+                variables.update(self._fresh_vars(program.function_table[f].params))
             for label in facts.conts_of(f):
                 cont = program.cont_table[label]
                 labels[label] = self.names.fresh_copy(label)
@@ -111,7 +111,7 @@ class _Inliner:
                   for f in subtree for label in facts.conts_of(f)]
         new_functions = {}
         for f in subtree[1:]:
-            old = program.functions[f]
+            old = program.function_table[f]
             new_functions[functions[f]] = ir.Function(
                 functions[f], tuple(relocation.var(p) for p in old.params), old.result,
                 labels[old.entry], functions[old.parent] if old.parent else None, old.noinline)
@@ -121,7 +121,7 @@ class _Inliner:
                                       ir.Jump(labels[callee.entry], ()))
         if point.continuation is not None:
             changed[point.continuation.label] = point.continuation
-        program = program.with_conts(changed, functions=program.functions.update(new_functions))
+        program = program.with_conts(changed, functions=new_functions)
         facts.changed(program, site.function, list(changed.values()), list(new_functions.values()))
         receiver = point.continuation.label if point.continuation is not None else None
         return program, receiver, copies
@@ -203,7 +203,7 @@ class _Heuristic:
 
     def _decide(self, site: CallSite) -> tuple[bool, str]:
         program = self.facts.program
-        if program.functions[site.callee].noinline:
+        if program.function_table[site.callee].noinline:
             return False, "it is noinline"
         if site.callee in self.recursive:
             return False, "it is recursive"

@@ -69,7 +69,7 @@ def natural_loops(graph: FunctionGraph) -> dict[str, set[str]]:
     postorder: callers visit them in reverse to do inner loops first."""
     loops: dict[str, set[str]] = {}
     for label in graph.labels:
-        for successor in ir.successors(graph.program.conts[label]):
+        for successor in ir.successors(graph.program.cont_table[label]):
             if successor in graph.preds and graph.dominators.dominates(successor, label):
                 body = loops.setdefault(successor, {successor})
                 work = [label]
@@ -117,13 +117,13 @@ def licm_with_stats(program: ir.Program, context: PassContext | None = None) -> 
     """Hoist loop-invariant pure values out of every loop (see the module docstring)."""
     stats: Stats = Counter()
     blocks = block_fields(program)
-    for function in program.functions:
+    for function in program.function_table:
         for _ in range(MAX_ROUNDS):
             graph = FunctionGraph(program, function)
             loops = natural_loops(graph)
             if not loops:
                 break
-            conts = {label: program.conts[label] for label in graph.labels}
+            conts = {label: program.cont_table[label] for label in graph.labels}
             moved = False
             for header in reversed(loops):
                 if _hoist_loop(conts, graph, header, loops[header], blocks, stats):

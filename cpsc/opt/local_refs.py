@@ -67,7 +67,7 @@ def local_refs_candidates(program: ir.Program) -> dict[str, LocalRef]:
                 if name in defined:
                     used_in.setdefault(name, set()).add(cont.label)
                 if name in defined and (not _is_cell_use(b.value, name) or
-                                        program.conts[defined[name][0]].function != cont.function
+                                        program.cont_table[defined[name][0]].function != cont.function
                                         and not planted("local_refs.captured_promoted")):
                     escaped.add(name)
         escaped.update(ir.terminator_uses(cont.terminator))
@@ -198,7 +198,7 @@ def local_refs_with_stats(program: ir.Program, context: PassContext | None = Non
     names = name_supply(program)
     by_function: dict[str, list[str]] = {}
     for name, ref in candidates.items():
-        by_function.setdefault(program.conts[ref.definition].function, []).append(name)
+        by_function.setdefault(program.cont_table[ref.definition].function, []).append(name)
     renaming: dict[str, ir.Operand] = {}
     for function, refs in by_function.items():
         for name in refs:
@@ -222,7 +222,7 @@ def _promote(graph: FunctionGraph, names: NameSupply,
     """The function's continuations with `local` promoted, and the renaming of its loads and
     stores (None: it stays a ref)."""
     program = graph.program
-    conts = {label: program.conts[label] for label in graph.labels}
+    conts = {label: program.cont_table[label] for label in graph.labels}
     handlers = {h for label in graph.labels for b in conts[label].bindings if (h := ir.handler_of(b.value)) is not None}
     handlers.add(graph.labels[0])
     ref, definition = local.var, local.definition

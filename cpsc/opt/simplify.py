@@ -51,7 +51,7 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
     constructors = {name: number for f in facts.values() for name, number in f.constructors}
     renaming: dict[str, ir.Operand] = {}
     changed: dict[str, ir.Cont] = {}
-    for function in program.functions:
+    for function in program.function_table:
         for label in ir.function_conts(program, function, table):
             cont = table[label]
             if not facts[label].may_fold(cont, tuples, constructors, renaming):
@@ -212,15 +212,12 @@ def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
             changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, kept, cont.terminator)
     program = program.with_conts(changed)
     live, reachable = live_functions(program)
-    dead_functions = {f for f in program.functions if f not in live}
-    dead_conts = {label for label in program.conts if label not in reachable}
+    dead_functions = {f for f in program.function_table if f not in live}
+    dead_conts = {label for label in program.cont_table if label not in reachable}
     if dead_functions or dead_conts:
         stats["dead functions removed"] += len(dead_functions)
         stats["dead continuations removed"] += len(dead_conts)
-        functions = program.functions
-        for f in dead_functions:
-            functions = functions.discard(f)
-        program = program.with_conts({}, dead_conts, functions)
+        program = program.with_conts({}, dead_conts, removed_functions=dead_functions)
     return program
 
 
@@ -250,7 +247,7 @@ def _functions_named(cont: ir.Cont) -> list[str]:
 
 
 def _entries(program: ir.Program) -> set[str]:
-    return {f.entry for f in program.functions.values()}
+    return {f.entry for f in program.function_table.values()}
 
 
 def merge_single_jumps(program: ir.Program, stats: Stats) -> ir.Program:
@@ -376,7 +373,7 @@ def call_known_closures(program: ir.Program, stats: Stats) -> ir.Program:
     def known(closure: ir.Operand, args: tuple[ir.Operand, ...]) -> str | None:
         if isinstance(closure, ir.Var) and closure.name in closures:
             function = closures[closure.name]
-            if len(program.functions[function].params) == len(args):
+            if len(program.function_table[function].params) == len(args):
                 return function
         return None
 

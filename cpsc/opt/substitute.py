@@ -50,7 +50,7 @@ def call_sites_in(program: ir.Program, function: str, labels: list[str],
                   conts: Mapping[str, ir.Cont] | None = None) -> list[CallSite]:
     """The direct call sites of `function` in the continuations `labels`, in order (looked
     up in `conts`, by default the program's)."""
-    table = program.conts if conts is None else conts
+    table = program.cont_table if conts is None else conts
     sites: list[CallSite] = []
     for label in labels:
         cont = table[label]

@@ -69,8 +69,8 @@ class _FunctionConversion:
 
     def convert(self) -> ir.Function:
         for cont_label in self.order:
-            self.continuation(self.program.conts[cont_label])
-        params = {label: self.program.conts[label].params for label in self.order}
+            self.continuation(self.program.cont_table[cont_label])
+        params = {label: self.program.cont_table[label].params for label in self.order}
         out = []
         for label, (bindings, block_term) in self.blocks.items():
             phis = tuple(ir.Phi(p, tuple((pred, args[i]) for pred, args in self.inputs[label]))
@@ -80,7 +80,7 @@ class _FunctionConversion:
         for b in out:
             for s in ir.block_successors(b.terminator):
                 preds[s].append(b.label)
-        f = self.program.functions[self.name]
+        f = self.program.function_table[self.name]
         return ir.Function(self.name, f.params, f.result, tuple(out),
                            tuple((k, tuple(v)) for k, v in preds.items()), f.noinline)
 

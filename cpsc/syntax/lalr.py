@@ -234,12 +234,42 @@ def _recipe(callback: Any, method_names: dict[int, str]) -> CallbackRecipe:
     raise ValueError(f"a parser callback the tables cannot store: {callback!r}")
 
 
+class _ChildFilter:
+    """Lark's `ChildFilterLALR_NoPlaceholders`, with the driver: the children a rule keeps,
+    those of inlined `_rule`s spliced in, handed to the builder."""
+
+    def __init__(self, to_include: list[tuple[int, bool]], node_builder: Callable[[list[Any]], Any]) -> None:
+        self.to_include = to_include
+        self.node_builder = node_builder
+
+    def __call__(self, children: list[Any]) -> Any:
+        filtered: list[Any] = []
+        for i, to_expand in self.to_include:
+            if not to_expand:
+                filtered.append(children[i])
+            elif filtered:
+                filtered += children[i].children
+            else:  # left recursion: the inlined rule's list, taken over (no one else holds it)
+                filtered = children[i].children
+        return self.node_builder(filtered)
+
+
+class _ExpandSingleChild:
+    """Lark's `ExpandSingleChild`, with the driver: a rule `?a: ...` with one child is the child."""
+
+    def __init__(self, node_builder: Callable[[list[Any]], Any]) -> None:
+        self.node_builder = node_builder
+
+    def __call__(self, children: list[Any]) -> Any:
+        return children[0] if len(children) == 1 else self.node_builder(children)
+
+
 def _callback(recipe: CallbackRecipe, methods: object) -> Callable[[list[Any]], Any]:
     kind = recipe[0]
     if kind == "filter":
-        return ChildFilterLALR_NoPlaceholders(list(recipe[1]), _callback(recipe[2], methods))  # type: ignore[no-any-return]
+        return _ChildFilter([(i, expand) for i, expand in recipe[1]], _callback(recipe[2], methods))
     if kind == "expand1":
-        return ExpandSingleChild(_callback(recipe[1], methods))
+        return _ExpandSingleChild(_callback(recipe[1], methods))
     if kind == "tree":
         return partial(Tree, *recipe[1:])
     return getattr(methods, recipe[1])  # type: ignore[no-any-return]
@@ -249,7 +279,7 @@ def _reduction(size: int, origin: str, callback: Callable[[list[Any]], Any]) -> 
     """A rule's length, the name it reduces to and its callback; None for a rule `?a: b`,
     whose callback would hand its one child on (most of the reductions: an expression climbs
     every precedence level)."""
-    unit = size == 1 and isinstance(callback, ExpandSingleChild)
+    unit = size == 1 and isinstance(callback, _ExpandSingleChild)
     return size, origin, None if unit else callback
 
 

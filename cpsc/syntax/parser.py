@@ -8,11 +8,11 @@ import hashlib
 import os
 import pickle
 import re
+import sys
 import tempfile
 import threading
 from collections.abc import Callable
 from importlib import resources
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -20,7 +20,7 @@ import lark
 from lark import Lark, Token
 
 from cpsc import deep_stack
-from cpsc.cache import cache_dir
+from cpsc.cache import cache_dir, source_text
 from cpsc.syntax import ast, lalr
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
 from cpsc.syntax.labels import Labelled, apply_labelled
@@ -46,7 +46,7 @@ def _parse_tables(methods: SimpleNamespace) -> ParseTables:
     """The grammar's parse tables, from the user's cache folder (keyed by the grammar, Lark's
     version and the tables' format), else made by Lark and stored there."""
     grammar = lang_file("grammar.lark")
-    format_source = Path(lalr.__file__).read_bytes() + Path(__file__).read_bytes()
+    format_source = source_text(lalr) + source_text(sys.modules[__name__])
     digest = hashlib.sha256(b"\0".join([grammar.encode(), lark.__version__.encode(), format_source])).hexdigest()[:16]
     path = cache_dir() / f"parse-tables-{digest}.pickle"
     try:

@@ -7,18 +7,25 @@ any of them makes a new one; a cache that cannot be read is simply rebuilt.
 
 Inference keys what it learns by `id(node)`, which means nothing in another process: the cache
 stores (node, fact) pairs and the loader keys them again by the new nodes' ids.
+
+Frozen dataclasses are stored as their constructor and its arguments (`copyreg`): compiled by
+mypyc, pickle's default, which sets each field after making the object, is refused by them.
 """
 
 from __future__ import annotations
 
+import copyreg
+import dataclasses
 import functools
 import hashlib
 import os
 import pickle
 import tempfile
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-from cpsc.cache import cache_dir
+from cpsc.cache import cache_dir, source_text
 from cpsc.syntax import ast, builtins, diagnostics, modules, parser
 from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.parser import lang_file, parse_module
@@ -29,6 +36,20 @@ PRELUDE_FILE = "<prelude>"
 
 # The modules whose code decides what a checked prelude contains.
 _SHAPERS = (ast, builtins, diagnostics, modules, parser, datatypes, infer, types)
+
+
+def _by_constructor(node: Any) -> tuple[type, tuple[Any, ...]]:
+    return type(node), tuple(getattr(node, f.name) for f in dataclasses.fields(node) if f.init)
+
+
+def _pickle_by_constructor(modules: tuple[ModuleType, ...]) -> None:
+    for module in modules:
+        for value in vars(module).values():
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__:
+                copyreg.pickle(value, _by_constructor)
+
+
+_pickle_by_constructor(_SHAPERS)
 
 
 @functools.cache
@@ -66,7 +87,7 @@ def prelude_text() -> str:
 
 def _digest() -> str:
     sources = [prelude_text().encode(), lang_file("grammar.lark").encode()]
-    sources += [Path(module.__file__).read_bytes() for module in _SHAPERS if module.__file__]
+    sources += [source_text(module) for module in _SHAPERS]
     return hashlib.sha256(b"\0".join(sources)).hexdigest()[:16]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 _ids = itertools.count()
 
@@ -22,6 +22,17 @@ class TVar:
 
     def __repr__(self) -> str:
         return f"TVar({self.id})" if self.link is None else repr(self.link)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Made again by the constructor: compiled by mypyc, a class is not made without it.
+        # (The cached prelude's variables get fresh ids anyway: `renumber`.)
+        return _unpickled_variable, (self.level, self.link)
+
+
+def _unpickled_variable(level: int, link: Type | None) -> TVar:
+    variable = TVar(level)
+    variable.link = link
+    return variable
 
 
 @dataclass(frozen=True, slots=True)

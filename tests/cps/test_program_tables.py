@@ -44,6 +44,17 @@ def test_a_table_no_one_else_holds_changes_hands_without_a_copy():
     assert id(second.cont_table) == table_id and "big" not in second.cont_table
 
 
+def test_the_function_table_follows_added_and_removed_functions():
+    first = parse_program(TEXT)
+    assert first.function_table == dict(first.functions.items())
+    helper = ir.Function("helper", (), ir.TCon("unit"), "main.entry", "main")
+    second = first.with_conts({}, functions={"helper": helper})
+    assert second.function_table == dict(second.functions.items()) and "helper" in second.function_table
+    third = second.with_conts({}, removed_functions=["helper"])
+    assert third.function_table == dict(third.functions.items()) == dict(first.functions.items())
+    assert "helper" not in first.function_table and "helper" in second.function_table  # each its own
+
+
 def test_a_table_someone_holds_stays_as_it_was():
     first = parse_program(TEXT)
     held = first.cont_table
