@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from cpsc import driver
-from cpsc.deep_stack import call_with_deep_stack
+from cpsc.deep_stack import call_with_deep_stack, max_syntax_depth
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
 from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import LEVELS, PASSES
@@ -187,7 +187,7 @@ def _too_deep(file: str) -> CompileError:
     file parses again)."""
     text = Path(file).read_text(encoding="latin-1")
     span = deepest_span(parse_module(text, file)) or Span(file, 1, 1, 1, 2)
-    return too_deep(span)
+    return too_deep(span, max_syntax_depth())
 
 
 def _interpret(args: argparse.Namespace, program: object, cps: object, stages: Stages) -> int:

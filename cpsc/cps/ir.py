@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, Union
+from typing import Any, Union
 
 from pyrsistent import PMap, pmap
 
@@ -22,21 +22,35 @@ from cpsc.cps.dominance import reverse_postorder
 from cpsc.types.types import TCon
 
 Type = TCon
-T = TypeVar("T")
+
+# The nodes made most often (here `Var`, `Const`, `Prim`, `Binding` and `Cont`; a few of the
+# AST's and of the passes' own records elsewhere) are not `frozen=True` and write their own
+# `__init__`: compiled by mypyc (`cpsc.native`), the methods `@dataclass` generates stay
+# interpreted, and a frozen one sets each field through `object.__setattr__` (310 ns a node,
+# against 27 for a compiled `__init__`). Nothing changes them after they are made all the
+# same, the caches of `Cont` and `Program` aside.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Var:
     name: str
     type: Type
 
+    def __init__(self, name: str, type: Type) -> None:
+        self.name = name
+        self.type = type
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True, unsafe_hash=True)
 class Const:
     """A literal: int, float, bool, char (1-char str), string, or unit (None)."""
 
     value: Any  # not `object`: mypyc then fails at import (KeyError: 'object')
     type: Type
+
+    def __init__(self, value: Any, type: Type) -> None:
+        self.value = value
+        self.type = type
 
 
 Operand = Union[Var, Const]
@@ -47,12 +61,16 @@ Operand = Union[Var, Const]
 # ---------------------------------------------------------------------- values (direct style)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Prim:
     """A primitive operation from `cpsc.cps.primops`."""
 
     op: str
     args: tuple[Operand, ...]
+
+    def __init__(self, op: str, args: tuple[Operand, ...]) -> None:
+        self.op = op
+        self.args = args
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,10 +166,14 @@ class GlobalStore:
 Value = Union[Prim, Call, Apply, MakeClosure, MakeTuple, Field, CallC, GlobalLoad, GlobalStore, MakeBlock, SetField]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Binding:
     var: Var
     value: Value
+
+    def __init__(self, var: Var, value: Value) -> None:
+        self.var = var
+        self.value = value
 
 
 # ---------------------------------------------------------------------- terminators
@@ -223,7 +245,7 @@ Terminator = Union[Jump, Branch, TailCall, TailApply, Switch]
 # ---------------------------------------------------------------------- containers
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Cont:
     label: str
     function: str
@@ -237,29 +259,41 @@ class Cont:
     _used_names: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
     _memo: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
+    def __init__(self, label: str, function: str, params: tuple[Var, ...], bindings: tuple[Binding, ...],
+                 terminator: Terminator) -> None:
+        self.label = label
+        self.function = function
+        self.params = params
+        self.bindings = bindings
+        self.terminator = terminator
+        self._successors = None
+        self._used_names = None
+        self._memo = None
+
     @property
     def successor_labels(self) -> tuple[str, ...]:
         """See `successors`."""
-        if self._successors is None:
-            object.__setattr__(self, "_successors", tuple(_successors(self)))
-        return self._successors  # type: ignore[return-value]
+        successors = self._successors
+        if successors is None:
+            successors = self._successors = tuple(_successors(self))
+        return successors
 
     @property
     def used_names(self) -> tuple[str, ...]:
         """The variables the bindings and the terminator use, in order, with repeats."""
-        if self._used_names is None:
+        used = self._used_names
+        if used is None:
             names = [o.name for b in self.bindings for o in value_operands(b.value) if isinstance(o, Var)]
             names.extend(o.name for o in terminator_operands(self.terminator) if isinstance(o, Var))
-            object.__setattr__(self, "_used_names", tuple(names))
-        return self._used_names  # type: ignore[return-value]
+            used = self._used_names = tuple(names)
+        return used
 
     def memo(self, key: str, compute: Callable[[Cont], Any]) -> Any:
         """`compute(self)`, computed once per continuation: for a pass's own facts about a
         continuation that its every sweep asks (`key` names the pass and the fact)."""
         memo = self._memo
         if memo is None:
-            memo = {}
-            object.__setattr__(self, "_memo", memo)
+            memo = self._memo = {}
         if key not in memo:
             memo[key] = compute(self)
         return memo[key]
@@ -279,20 +313,75 @@ class Function:
     noinline: bool = False
 
 
-@dataclass(frozen=True)
 class Program:
-    functions: PMap[str, Function]
-    conts: PMap[str, Cont]
-    main: str
-    closed: bool = False  # after closure conversion: no free variables, captures explicit
-    # After closure conversion: main's variables that other functions use, by name and type.
-    # Main stores each once it is defined and the others load it, rather than receiving it as
-    # a parameter from every caller (which made parameter lists grow with the program).
-    globals: PMap[str, Type] = field(default_factory=pmap)
+    """The functions and continuations, by name and label, as persistent maps; `main`;
+    `closed` after closure conversion (no free variables, captures explicit); and `globals`
+    after closure conversion: main's variables that other functions use, by name and type.
+    Main stores each once it is defined and the others load it, rather than receiving it as a
+    parameter from every caller (which made parameter lists grow with the program).
 
-    # The continuations and the functions as plain dicts, made on first use (see `cont_table`).
-    _table: dict[str, Cont] | None = field(default=None, compare=False, repr=False)
-    _function_table: dict[str, Function] | None = field(default=None, compare=False, repr=False)
+    A program is a value (equal programs compare equal), never changed once made. A version
+    made by `with_conts` keeps its changes and makes its persistent maps only when they are
+    asked for: the passes look labels up in `cont_table` and `function_table`, and a pass that
+    rewrites the program step by step (contify, the inliner) would otherwise pay for one
+    update of the persistent maps per step."""
+
+    def __init__(self, functions: PMap[str, Function], conts: PMap[str, Cont], main: str,
+                 closed: bool = False, globals: PMap[str, Type] | None = None) -> None:
+        self._functions: PMap[str, Function] | None = functions
+        self._conts: PMap[str, Cont] | None = conts
+        self.main = main
+        self.closed = closed
+        self.globals: PMap[str, Type] = pmap() if globals is None else globals
+        # A version whose maps are not made yet: its predecessor and the changes from it.
+        self._base: Program | None = None
+        self._delta: _Delta | None = None
+        # The continuations and the functions as plain dicts, made on first use (`cont_table`).
+        self._table: dict[str, Cont] | None = None
+        self._function_table: dict[str, Function] | None = None
+
+    @property
+    def functions(self) -> PMap[str, Function]:
+        return self._maps()[0]
+
+    @property
+    def conts(self) -> PMap[str, Cont]:
+        return self._maps()[1]
+
+    def _maps(self) -> tuple[PMap[str, Function], PMap[str, Cont]]:
+        if self._conts is None:
+            self._make_maps()
+        assert self._functions is not None and self._conts is not None
+        return self._functions, self._conts
+
+    def _make_maps(self) -> None:
+        """The persistent maps of a version from `with_conts`: its first predecessor that has
+        them, with every change since made in one evolver each (no recursion: chains are long)."""
+        deltas: list[_Delta] = []
+        version: Program = self
+        while version._conts is None:
+            assert version._base is not None and version._delta is not None
+            deltas.append(version._delta)
+            version = version._base
+        conts, functions = version._conts.evolver(), version.functions.evolver()
+        for delta in reversed(deltas):
+            _apply(conts, delta.conts, delta.removed)
+            _apply(functions, delta.functions, delta.removed_functions)
+        self._conts, self._functions = conts.persistent(), functions.persistent()
+        self._base = self._delta = None
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.functions, self.conts, self.main, self.closed, self.globals)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Program) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Program(functions={self.functions!r}, conts={self.conts!r}, main={self.main!r}, "
+                f"closed={self.closed!r}, globals={self.globals!r})")
 
     @property
     def cont_table(self) -> dict[str, Cont]:
@@ -303,18 +392,15 @@ class Program:
         by step (the inliner, contify) pays for one table, not one per step."""
         table = self._table
         if table is None:
-            table = dict(self.conts.items())
-            object.__setattr__(self, "_table", table)
+            table = self._table = dict(self.conts.items())
         return table
 
     @property
     def function_table(self) -> dict[str, Function]:
-        """The functions as a plain dict, as `cont_table`; never changed, so versions with the
-        same functions share it."""
+        """The functions as a plain dict, as `cont_table`."""
         table = self._function_table
         if table is None:
-            table = dict(self.functions.items())
-            object.__setattr__(self, "_function_table", table)
+            table = self._function_table = dict(self.functions.items())
         return table
 
     def with_conts(self, changed: dict[str, Cont], removed: Iterable[str] = (),
@@ -322,34 +408,42 @@ class Program:
         """This program with the continuations `changed` (new or replaced) and without those
         `removed`, and likewise with the `functions` given and without `removed_functions`.
         Each table this program holds alone passes to the new version with the changes made."""
-        removed = list(removed)
-        removed_functions = list(removed_functions)
-        if not changed and not removed and not functions and not removed_functions:
+        delta = _Delta(dict(changed), tuple(removed), dict(functions or {}), tuple(removed_functions))
+        if not delta.conts and not delta.removed and not delta.functions and not delta.removed_functions:
             return self  # the same object: passes tell "nothing changed" by identity
-        program = Program(_updated(self.functions, functions or {}, removed_functions),
-                          _updated(self.conts, changed, removed), self.main, self.closed, self.globals)
-        object.__setattr__(program, "_table", _handed_over(self, "_table", changed, removed))
-        object.__setattr__(program, "_function_table",
-                           _handed_over(self, "_function_table", functions or {}, removed_functions))
+        program = Program(self._functions, self._conts, self.main, self.closed, self.globals)  # type: ignore[arg-type]
+        program._conts = program._functions = None
+        program._base, program._delta = self, delta
+        program._table = _handed_over(self, "_table", delta.conts, delta.removed)
+        program._function_table = _handed_over(self, "_function_table", delta.functions, delta.removed_functions)
         return program
 
 
-def _updated(mapping: PMap[str, T], changed: dict[str, T], removed: list[str]) -> PMap[str, T]:
-    if not changed and not removed:
-        return mapping
-    mapping = mapping.update(changed)
+@dataclass(frozen=True, slots=True)
+class _Delta:
+    """What `with_conts` changed: continuations and functions new or replaced, and removed."""
+
+    conts: dict[str, Cont]
+    removed: tuple[str, ...]
+    functions: dict[str, Function]
+    removed_functions: tuple[str, ...]
+
+
+def _apply(evolver: Any, changed: dict[str, Any], removed: tuple[str, ...]) -> None:
+    for name, value in changed.items():
+        evolver[name] = value
     for name in removed:
-        mapping = mapping.discard(name)
-    return mapping
+        if name in evolver:
+            del evolver[name]
 
 
-def _handed_over(program: Program, table_name: str, changed: dict[str, Any], removed: list[str]) -> Any:
+def _handed_over(program: Program, table_name: str, changed: dict[str, Any], removed: tuple[str, ...]) -> Any:
     """The program's table `table_name` with the changes made, if only the program holds it
     (then no one can see it change hands; the program makes a new one if asked again)."""
     if getattr(program, table_name) is None or _references(program, table_name) > _SOLE_HOLDER:
         return None
     table = getattr(program, table_name)
-    object.__setattr__(program, table_name, None)
+    setattr(program, table_name, None)
     table.update(changed)
     for name in removed:
         table.pop(name, None)
@@ -364,7 +458,7 @@ def _sole_holder_references() -> int:
     """What `_references` says of a table only its program holds: measured, because compiled
     (mypyc) and interpreted code count their own references differently."""
     program = Program(pmap(), pmap(), "main")
-    object.__setattr__(program, "_table", {})
+    program._table = {}
     return _references(program, "_table")
 
 

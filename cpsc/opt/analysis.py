@@ -235,7 +235,7 @@ def named_functions(cont: ir.Cont) -> list[str]:
 
 def name_supply(program: ir.Program) -> NameSupply:
     """Fresh names that clash with no function, continuation, return point or variable."""
-    taken: set[str] = set(program.functions) | set(program.conts)
+    taken: set[str] = set(program.function_table) | set(program.cont_table)
     for f in program.function_table.values():
         taken.update(p.name for p in f.params)
     for cont in program.cont_table.values():
@@ -247,7 +247,7 @@ def name_supply(program: ir.Program) -> NameSupply:
 def incoming_arguments(program: ir.Program) -> dict[str, list[tuple[ir.Operand, ...]] | None]:
     """For each continuation, the argument tuples of all jumps to it (None: also a branch/entry
     target, or a handler, whose parameter an exception from a call may also give)."""
-    incoming: dict[str, list[tuple[ir.Operand, ...]] | None] = {label: [] for label in program.conts}
+    incoming: dict[str, list[tuple[ir.Operand, ...]] | None] = {label: [] for label in program.cont_table}
     for f in program.function_table.values():
         incoming[f.entry] = None
     for cont in program.cont_table.values():

@@ -72,7 +72,7 @@ def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
     return rename_program(program.with_conts(changed), renaming)
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class _FoldFacts:
     """What `fold_constants` asks of one continuation, found once per continuation.
 
@@ -86,6 +86,13 @@ class _FoldFacts:
     constructors: tuple[tuple[str, ir.Const | None], ...]
     looked_at: tuple[str, ...]
     foldable: bool
+
+    def __init__(self, blocks: tuple[tuple[str, ir.MakeTuple | ir.MakeBlock], ...],
+                 constructors: tuple[tuple[str, ir.Const | None], ...], looked_at: tuple[str, ...], foldable: bool) -> None:
+        self.blocks = blocks
+        self.constructors = constructors
+        self.looked_at = looked_at
+        self.foldable = foldable
 
     def may_fold(self, cont: ir.Cont, tuples: dict[str, ir.MakeTuple | ir.MakeBlock],
                  constructors: dict[str, ir.Const | None], renaming: dict[str, ir.Operand]) -> bool:

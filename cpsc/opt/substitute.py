@@ -21,7 +21,7 @@ from cpsc.cps.names import NameSupply
 from cpsc.cps.rewrite import rename_terminator, rename_value
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class CallSite:
     """A direct call in `function`: binding `index` of continuation `label`, or its
     terminator (a tail call) when `index` is None."""
@@ -31,6 +31,13 @@ class CallSite:
     index: int | None
     callee: str
     loc: str | None
+
+    def __init__(self, function: str, label: str, index: int | None, callee: str, loc: str | None) -> None:
+        self.function = function
+        self.label = label
+        self.index = index
+        self.callee = callee
+        self.loc = loc
 
     def call(self, program: ir.Program) -> ir.Call | ir.TailCall:
         cont = program.cont_table[self.label]

@@ -313,7 +313,8 @@ class Session:
         # Run on the program rooted at the function, so that a function nothing calls yet (a
         # declaration the session has not used) is not removed as dead; keep only its changes.
         function = self._function(program, function)
-        result = PASSES[name].run(replace(program, main=function), context)[0]
+        rooted = ir.Program(program.functions, program.conts, function, program.closed, program.globals)
+        result = PASSES[name].run(rooted, context)[0]
         return _restricted(program, result, function)
 
     def undo(self) -> str:

@@ -52,11 +52,16 @@ TypeExpr = Union[TyName, TyVar, TyArrow, TyTuple]
 # ------------------------------------------------------------------ patterns
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class PVar:
     name: str
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
+
+    def __init__(self, name: str, span: Span, ty: Any = None) -> None:
+        self.name = name
+        self.span = span
+        self.ty = ty
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +142,7 @@ Pattern = Union[PVar, PWild, PUnit, PTuple, PAnnot, PConst, PConstruct, POr, PAl
 # ------------------------------------------------------------------ expressions
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class Const:
     """A literal; `kind` is one of int, float, bool, char, string, unit."""
 
@@ -146,28 +151,51 @@ class Const:
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
+    def __init__(self, value: Any, kind: str, span: Span, ty: Any = None) -> None:
+        self.value = value
+        self.kind = kind
+        self.span = span
+        self.ty = ty
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class Var:
     name: str
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
+    def __init__(self, name: str, span: Span, ty: Any = None) -> None:
+        self.name = name
+        self.span = span
+        self.ty = ty
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class App:
     function: Expr
     argument: Expr
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
 
+    def __init__(self, function: Expr, argument: Expr, span: Span, ty: Any = None) -> None:
+        self.function = function
+        self.argument = argument
+        self.span = span
+        self.ty = ty
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class Fun:
     param: Pattern
     body: Expr
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
+
+    def __init__(self, param: Pattern, body: Expr, span: Span, ty: Any = None) -> None:
+        self.param = param
+        self.body = body
+        self.span = span
+        self.ty = ty
 
 
 @dataclass(frozen=True, slots=True)

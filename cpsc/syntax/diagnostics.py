@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class Span:
     """A region of a source file; lines and columns count from 1, `end_col` is exclusive."""
 
@@ -14,6 +14,13 @@ class Span:
     col: int
     end_line: int
     end_col: int
+
+    def __init__(self, file: str, line: int, col: int, end_line: int, end_col: int) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.end_line = end_line
+        self.end_col = end_col
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
@@ -66,8 +73,7 @@ def render(error: CompileError, sources: SourceFiles, severity: str = "error") -
 
 
 
-def too_deep(span: Span) -> CompileError:
-    """The diagnostic for a program nested beyond what the compiler's stack holds, at its
-    most deeply nested point."""
-    return CompileError(span, "this expression is nested too deeply for cpsc to compile "
-                        "(about a million levels or more)")
+def too_deep(span: Span, limit: int) -> CompileError:
+    """The diagnostic for a program nested beyond what the compiler's stack holds
+    (`cpsc.deep_stack.max_syntax_depth`), where it passes the limit."""
+    return CompileError(span, f"this expression is nested too deeply for cpsc to compile (more than {limit:,} levels)")

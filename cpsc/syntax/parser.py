@@ -773,14 +773,15 @@ def parse_module(text: str, file: str, modules: dict[str, frozenset[str]] | None
     cleaned = strip_attributes(strip_comments(text, file))
     reject_outside_fl(cleaned, file)
     parser, builder = _parser()
+    limit = deep_stack.max_syntax_depth()
     try:
         with _parsing:  # the one builder names the file in every span it makes
             builder.file = file
             builder.modules = dict(modules or {})
-            module = parser.parse(cleaned, deep_stack.max_syntax_depth())
+            module = parser.parse(cleaned, limit)
     except lalr.NestedTooDeep as nested:  # not `err`: compiled, a name has one type
-        token = nested.token
-        raise too_deep(Span(file, token.line or 1, token.column or 1, token.line or 1, (token.column or 1) + 1)) from None
+        line, col = nested.token.line or 1, nested.token.column or 1
+        raise too_deep(Span(file, line, col, line, col + 1), limit) from None
     except lark.exceptions.UnexpectedCharacters as err:
         span = Span(file, err.line, err.column, err.line, err.column + 1)
         raise CompileError(span, f"Illegal character ({cleaned[err.pos_in_stream or 0]!r})") from None

@@ -35,12 +35,16 @@ def _unpickled_variable(level: int, link: Type | None) -> TVar:
     return variable
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class TCon:
     """A type constructor: int, float, bool, char, string, unit, `->` (2 args), `*` (n args)."""
 
     name: str
     args: tuple[Type, ...] = ()
+
+    def __init__(self, name: str, args: tuple[Type, ...] = ()) -> None:
+        self.name = name
+        self.args = args
 
 
 Type = Union[TVar, TCon]

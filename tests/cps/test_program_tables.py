@@ -55,6 +55,21 @@ def test_the_function_table_follows_added_and_removed_functions():
     assert "helper" not in first.function_table and "helper" in second.function_table  # each its own
 
 
+def test_a_chain_of_versions_makes_each_one_s_maps():
+    first = parse_program(TEXT)
+    versions = [first]
+    for step in range(5):  # a label removed, then made again; a continuation replaced each time
+        changed = {"small": _jump("small", "done", (ir.Const(step, ir.TCon("int")),))}
+        removed = ["big"] if step % 2 == 0 else []
+        if step % 2:
+            changed["big"] = _jump("big", "done", (ir.Const(0, ir.TCon("int")),))
+        versions.append(versions[-1].with_conts(changed, removed))
+    for version in reversed(versions):  # the last version's maps first: the others wait for theirs
+        assert dict(version.conts.items()) == version.cont_table
+    assert versions[5].conts["small"].terminator == versions[5].cont_table["small"].terminator
+    assert "big" not in versions[5].conts and "big" in versions[4].conts and versions[0] == first
+
+
 def test_a_table_someone_holds_stays_as_it_was():
     first = parse_program(TEXT)
     held = first.cont_table
