@@ -80,7 +80,7 @@ def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset(),
     own = {name: facts.used[name] - defined[name] - globals_ for name in program.function_table}
     references = {name: sorted(facts.referenced[name]) for name in program.function_table}
     free: dict[str, set[str]] = {}
-    for component in strongly_connected_components(sorted(program.functions), references):
+    for component in strongly_connected_components(sorted(program.function_table), references):
         members = set(component)
         for m in component:
             free[m] = own[m].union(*(free[g] for g in references[m] if g not in members)) - defined[m]
@@ -110,7 +110,7 @@ def closure_convert(program: ir.Program) -> ir.Program:
     by_function = facts.by_function
     shared = shared_globals(program, facts)
     fvs = free_variables(program, frozenset(shared), facts)
-    names = NameSupply(set(program.functions) | set(program.cont_table) | set(facts.variables))
+    names = NameSupply(set(program.function_table) | set(program.cont_table) | set(facts.variables))
     code_names = {g: names.fresh(g + ".code") for g in sorted(facts.escaping)}
     functions: dict[str, ir.Function] = {}
     conts: dict[str, ir.Cont] = {}

@@ -245,6 +245,9 @@ Terminator = Union[Jump, Branch, TailCall, TailApply, Switch]
 # ---------------------------------------------------------------------- containers
 
 
+_NOT_YET = object()  # `Cont.memo`'s mark of a fact not computed yet (None may be one)
+
+
 @dataclass(slots=True, unsafe_hash=True)
 class Cont:
     label: str
@@ -294,9 +297,10 @@ class Cont:
         memo = self._memo
         if memo is None:
             memo = self._memo = {}
-        if key not in memo:
-            memo[key] = compute(self)
-        return memo[key]
+        value = memo.get(key, _NOT_YET)
+        if value is _NOT_YET:
+            value = memo[key] = compute(self)
+        return value
 
 
 @dataclass(frozen=True, slots=True)

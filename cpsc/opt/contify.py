@@ -69,7 +69,7 @@ def _sites_and_closures(program: ir.Program, facts: ProgramFacts) -> tuple[_Site
     sites = _Sites()
     closures: set[str] = set()
     conts = program.cont_table
-    for f in sorted(program.functions):
+    for f in sorted(program.function_table):
         labels = facts.owned(f)  # a call in unreachable code names g too
         sites.add(program, f, labels, conts)
         for label in labels:
@@ -151,7 +151,7 @@ def contify_with_stats(program: ir.Program, context: PassContext | None = None) 
         facts = ProgramFacts(program)
         sites, closures = _sites_and_closures(program, facts)
         contified = 0
-        for g in sorted(program.functions):
+        for g in sorted(program.function_table):
             function = program.function_table.get(g)
             if function is None or g == program.main or function.noinline or g in closures:
                 continue

@@ -161,7 +161,7 @@ class _Heuristic:
     def _bottom_up(self) -> list[str]:
         program = self.facts.program
         graph = {f: sorted({g for label in self.facts.conts_of(f) for g in named_functions(program.cont_table[label])})
-                 for f in sorted(program.functions)}
+                 for f in sorted(program.function_table)}
         return [f for component in strongly_connected_components(sorted(graph), graph) for f in sorted(component)]
 
     def _inline_into(self, function: str) -> None:

@@ -118,5 +118,5 @@ def convert_function(program: cps.Program, name: str) -> ir.Function:
 def to_ssa(program: cps.Program) -> ir.Module:
     """Requires a closed program (after `closure_convert`): no callc, no free variables."""
     assert program.closed, "closure-convert first"
-    return ir.Module(tuple(convert_function(program, name) for name in sorted(program.functions)), program.main,
+    return ir.Module(tuple(convert_function(program, name) for name in sorted(program.function_table)), program.main,
                      tuple(sorted(program.globals.items())))

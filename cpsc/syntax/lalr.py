@@ -53,10 +53,12 @@ class ParseTables:
     end: int
     terminals: list[TerminalDef]
     ignore: tuple[str, ...]
+    # For each terminal, the ASCII characters a match may start with (None: any, or unsure).
+    first_chars: dict[str, frozenset[str] | None]
 
     def fields(self) -> tuple[Any, ...]:
         """The fields in order, `ParseTables(*fields)` again: what is stored in the cache."""
-        return (self.states, self.rules, self.start, self.end, self.terminals, self.ignore)
+        return (self.states, self.rules, self.start, self.end, self.terminals, self.ignore, self.first_chars)
 
     @staticmethod
     def from_lark(lark: Lark, methods: object, start: str = "start") -> ParseTables:
@@ -84,8 +86,10 @@ class ParseTables:
                 row[symbol] = -1 - rule_index[id(argument)]
             states[state] = row
         conf = lark.lexer_conf
+        first_chars = {t.name: first_characters(t.pattern.to_regexp(), conf.g_regex_flags)
+                       for t in conf.terminals}
         return ParseTables(states, rules, table.start_states[start], table.end_states[start],
-                           list(conf.terminals), tuple(conf.ignore))
+                           list(conf.terminals), tuple(conf.ignore), first_chars)
 
 
 class NestedTooDeep(Exception):
@@ -179,7 +183,8 @@ class _Lexers:
     def __init__(self, tables: ParseTables) -> None:
         self.conf = LexerConf(tables.terminals, re, tables.ignore, skip_validation=True)
         self.root = BasicLexer(self.conf)
-        self.root_scanner = _Scanner(self.root)
+        self.first_chars = tables.first_chars
+        self.root_scanner = _Scanner(self.root, self.first_chars)
         terminal_names = {t.name for t in tables.terminals}
         self.accepted = {state: frozenset(row.keys() & terminal_names | set(tables.ignore))
                          for state, row in tables.states.items()}
@@ -191,16 +196,104 @@ class _Lexers:
             conf = copy(self.conf)
             conf.terminals = [t for t in self.conf.terminals if t.name in accepted]
             lexer = BasicLexer(conf)
-            self._made[accepted] = lexer, _Scanner(lexer)
+            self._made[accepted] = lexer, _Scanner(lexer, self.first_chars)
         return self._made[accepted]
+
+
+def first_characters(regexp: str, flags: int) -> frozenset[str] | None:
+    """The ASCII characters a match of `regexp` may start with; None for any character, or
+    where the expression has a construct this does not follow (a larger set is always safe)."""
+    try:
+        parsed = re._parser.parse(regexp, flags)  # type: ignore[attr-defined]
+    except re.error:
+        return None
+    found, _ = _first_of_sequence(list(parsed), flags | parsed.state.flags)
+    return None if found is None else frozenset(found)
+
+
+_ASCII = [chr(c) for c in range(128)]
+_CATEGORIES: dict[str, Callable[[str], bool]] = {
+    "CATEGORY_DIGIT": str.isdigit, "CATEGORY_NOT_DIGIT": lambda c: not c.isdigit(),
+    "CATEGORY_SPACE": lambda c: c in " \t\n\r\f\v", "CATEGORY_NOT_SPACE": lambda c: c not in " \t\n\r\f\v",
+    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_", "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
+}
+
+
+def _first_of_sequence(items: list[Any], flags: int) -> tuple[set[str] | None, bool]:
+    """The first characters of a sequence of items, and whether it may match nothing."""
+    found: set[str] = set()
+    for op, argument in items:
+        first, may_be_empty = _first_of_item(str(op), argument, flags)
+        if first is None:
+            return None, False
+        found |= first
+        if not may_be_empty:
+            return found, False
+    return found, True
+
+
+def _first_of_item(op: str, argument: Any, flags: int) -> tuple[set[str] | None, bool]:
+    if op == "LITERAL":
+        char = chr(argument)
+        return ({char.lower(), char.upper()} if flags & re.IGNORECASE else {char}), False
+    if op == "IN":
+        chars = _charset(argument)
+        if chars is not None and flags & re.IGNORECASE:
+            chars |= {c.swapcase() for c in chars}
+        return chars, False
+    if op in ("AT", "ASSERT", "ASSERT_NOT"):  # zero width: the next item decides
+        return set(), True
+    if op == "SUBPATTERN":
+        return _first_of_sequence(list(argument[3]), flags | argument[1])
+    if op == "ATOMIC_GROUP":
+        return _first_of_sequence(list(argument), flags)
+    if op == "BRANCH":
+        found: set[str] = set()
+        any_empty = False
+        for branch in argument[1]:
+            first, may_be_empty = _first_of_sequence(list(branch), flags)
+            if first is None:
+                return None, False
+            found |= first
+            any_empty = any_empty or may_be_empty
+        return found, any_empty
+    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        low, _, item = argument
+        first, may_be_empty = _first_of_sequence(list(item), flags)
+        return first, may_be_empty or low == 0
+    return None, False  # ANY, NOT_LITERAL, back references, ...: any character
+
+
+def _charset(items: list[Any]) -> set[str] | None:
+    chars: set[str] = set()
+    negate = False
+    for op, argument in items:
+        name = str(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            chars.add(chr(argument))
+        elif name == "RANGE":
+            chars.update(c for c in _ASCII if argument[0] <= ord(c) <= argument[1])
+        elif name == "CATEGORY" and str(argument) in _CATEGORIES:
+            chars.update(filter(_CATEGORIES[str(argument)], _ASCII))
+        else:
+            return None
+    return {c for c in _ASCII if c not in chars} if negate else chars
 
 
 class _Scanner:
     """What `_Tokens` needs of one Lark lexer: its regular expressions (tried in order, as
     Lark's), the terminals it ignores or that may hold a newline, its keywords and callbacks."""
 
-    def __init__(self, lexer: BasicLexer) -> None:
+    def __init__(self, lexer: BasicLexer, first_chars: dict[str, frozenset[str] | None]) -> None:
         self.patterns = [mre.match for mre in lexer.scanner._mres]
+        # By the next character, the expression of only the terminals that may start with it
+        # (in Lark's order, so the same one matches first): made when the character is first met.
+        self.terminals: list[TerminalDef] = list(lexer.scanner.terminals)
+        self.regex_flags: int = lexer.scanner.g_regex_flags
+        self.first_chars = first_chars
+        self.by_char: dict[str, list[Callable[[str, int], re.Match[str] | None]]] = {}
         self.ignore = lexer.ignore_types
         self.newline_types = lexer.newline_types
         # White space, between most tokens, is skipped by its own expression, not the
@@ -220,6 +313,27 @@ class _Scanner:
                 self.callbacks[name] = callback
             else:
                 self.keywords[name] = strings
+
+    def patterns_for(self, char: str) -> list[Callable[[str, int], re.Match[str] | None]]:
+        """The expressions to try where the text goes on with `char`."""
+        patterns = self.by_char.get(char)
+        if patterns is None:
+            patterns = self.by_char[char] = _patterns_for(self, char)
+        return patterns
+
+
+def _patterns_for(scanner: _Scanner, char: str) -> list[Callable[[str, int], re.Match[str] | None]]:
+    if char >= "\x80":
+        return scanner.patterns
+    terminals = [t for t in scanner.terminals
+                 if (first := scanner.first_chars.get(t.name)) is None or char in first]
+    if not terminals:
+        return []
+    try:
+        regexp = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
+        return [re.compile(regexp, scanner.regex_flags).match]
+    except (re.error, AssertionError):  # more groups than `re` takes
+        return scanner.patterns
 
 
 def _recipe(callback: Any, method_names: dict[int, str]) -> CallbackRecipe:
@@ -350,7 +464,7 @@ class _Tokens:
             if text[pos] in white_chars:
                 match = scanner.white_space(text, pos)  # type: ignore[misc]
             else:
-                for pattern in scanner.patterns:
+                for pattern in scanner.patterns_for(text[pos]):
                     match = pattern(text, pos)
                     if match:
                         break
