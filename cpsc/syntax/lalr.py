@@ -294,6 +294,7 @@ class _Scanner:
         self.regex_flags: int = lexer.scanner.g_regex_flags
         self.first_chars = first_chars
         self.by_char: dict[str, list[Callable[[str, int], re.Match[str] | None]]] = {}
+        self.by_terminals: dict[tuple[str, ...], list[Callable[[str, int], re.Match[str] | None]]] = {}
         self.ignore = lexer.ignore_types
         self.newline_types = lexer.newline_types
         # White space, between most tokens, is skipped by its own expression, not the
@@ -325,8 +326,15 @@ class _Scanner:
 def _patterns_for(scanner: _Scanner, char: str) -> list[Callable[[str, int], re.Match[str] | None]]:
     if char >= "\x80":
         return scanner.patterns
-    terminals = [t for t in scanner.terminals
-                 if (first := scanner.first_chars.get(t.name)) is None or char in first]
+    terminals = tuple(t for t in scanner.terminals
+                      if (first := scanner.first_chars.get(t.name)) is None or char in first)
+    key = tuple(t.name for t in terminals)
+    if key not in scanner.by_terminals:  # the letters share one, the digits another: compiled once
+        scanner.by_terminals[key] = _alternation(scanner, terminals)
+    return scanner.by_terminals[key]
+
+
+def _alternation(scanner: _Scanner, terminals: tuple[TerminalDef, ...]) -> list[Callable[[str, int], re.Match[str] | None]]:
     if not terminals:
         return []
     try:
