@@ -1,5 +1,5 @@
 """The compiled compiler: cpsc's stages are compiled to C with mypyc when it is installed
-(`setup.py` lists the modules), and run 1.5-2x faster than under the interpreter.
+(`setup.py` lists the modules), and run 1.5-3x faster than under the interpreter.
 
 The compiled modules are one shared library, `cpsc__mypyc`, beside the `cpsc` package, and one
 small extension per module next to its source, which Python's import finds before the source.
@@ -7,15 +7,16 @@ In a checkout that is a hazard: an edited module would go on running as it was c
 build writes a manifest of the sources it compiled (size, mtime and SHA-256 of each), and
 `select()`, called by `cpsc/__init__.py` before anything else is imported, checks it:
 
-- every source as compiled (size and mtime the same, or else the same hash): the compiled
-  modules run; the shared library is loaded from beside the package, which an editable install
-  does not put on `sys.path`;
+- every source as compiled (size and mtime the same, or else the same hash), or an installed
+  copy (no `setup.py` beside the package: pip installed sources and extensions together): the
+  compiled modules run; the shared library is loaded from beside the package, which an editable
+  install does not put on `sys.path`;
 - any source changed, no manifest, or `CPSC_PURE=1` in the environment: every module is
   imported from its source instead (all or none: compiled and interpreted classes of one IR
   don't mix);
 - no shared library (a plain source install, or `CPSC_PURE=1 pip install`): nothing to do.
 
-`mode()` says which it was, for `--time-passes` and the benchmarks.
+`mode()` says which it was (`benchmarks/scale.py` prints it).
 """
 
 from __future__ import annotations
@@ -128,6 +129,8 @@ def _stale(root: Path) -> str | None:
     """Why the compiled modules must not run, if they must not."""
     if os.environ.get("CPSC_PURE"):
         return "CPSC_PURE=1"
+    if not (root / "setup.py").exists():  # installed (pip install .): built from these sources
+        return None
     try:
         recorded = read_manifest(root / "cpsc" / MANIFEST)
     except (OSError, ValueError):

@@ -35,6 +35,16 @@ def test_an_edited_or_missing_source_is_changed(tmp_path: Path):
     assert native._changed(tmp_path, recorded) == "m.py"
 
 
+def test_a_checkout_without_a_manifest_is_stale_and_an_installed_copy_is_not(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("CPSC_PURE", raising=False)
+    (tmp_path / "cpsc").mkdir()
+    assert native._stale(tmp_path) is None  # pip installed sources and extensions together
+    (tmp_path / "setup.py").write_text("")
+    assert native._stale(tmp_path) == f"no readable cpsc/{native.MANIFEST}"
+    native.write_manifest(tmp_path / "cpsc" / native.MANIFEST, [])
+    assert native._stale(tmp_path) is None
+
+
 def test_cpsc_pure_runs_every_stage_from_its_source(tmp_path: Path):
     program = tmp_path / "p.fl"
     program.write_text("let rec f n = if n = 0 then 0 else n + f (n - 1)\nlet () = print_int (f 10)\n")
