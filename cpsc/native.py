@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-# Imported only when needed (`hashlib`, `json`): every run of `cpsc` passes through here.
+# `hashlib` is imported only when a source's size or time changed: every run passes through here.
 
 LIBRARY = "cpsc__mypyc"
 MANIFEST = "native-manifest.txt"
@@ -39,7 +39,7 @@ _mode = "interpreted"
 
 
 def mode() -> str:
-    """"compiled", "interpreted" (no compiled modules) or "interpreted (stale: <file>)"."""
+    """`compiled`, `interpreted` (no compiled modules) or `interpreted (stale: <why>)`."""
     return _mode
 
 

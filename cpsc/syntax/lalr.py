@@ -207,8 +207,8 @@ def first_characters(regexp: str, flags: int) -> frozenset[str] | None:
         parsed = re._parser.parse(regexp, flags)  # type: ignore[attr-defined]
     except re.error:
         return None
-    found, _ = _first_of_sequence(list(parsed), flags | parsed.state.flags)
-    return None if found is None else frozenset(found)
+    found, may_be_empty = _first_of_sequence(list(parsed), flags | parsed.state.flags)
+    return None if found is None or may_be_empty else frozenset(found)
 
 
 _ASCII = [chr(c) for c in range(128)]

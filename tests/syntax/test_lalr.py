@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from lark import Lark
 
-from cpsc.syntax import ast, parser
+from cpsc.syntax import ast, lalr, parser
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
@@ -121,3 +121,15 @@ def test_a_syntax_error_is_the_one_lark_s_own_parser_and_lexer_raise(cache: Path
         _lark_parse(text, {})
     assert type(ours.value) is type(theirs.value)
     assert (ours.value.line, ours.value.column) == (theirs.value.line, theirs.value.column)  # type: ignore[attr-defined]
+
+
+def test_a_terminal_s_first_characters_include_every_start_of_a_match():
+    lower = set("abcdefghijklmnopqrstuvwxyz")
+    assert lalr.first_characters(r"[a-z_][a-zA-Z0-9_']*", 0) == lower | {"_"}
+    assert lalr.first_characters(r"x?y|\d", 0) == {"x", "y"} | set("0123456789")
+    assert lalr.first_characters(r"(?i:let)\b", 0) == {"l", "L"}
+    assert lalr.first_characters(r"[^a-z]", 0) == {chr(c) for c in range(128)} - lower
+    # any character, or a construct not followed, or a match of nothing: every terminal is tried
+    assert lalr.first_characters(r".x", 0) is None
+    assert lalr.first_characters(r"(a)\1", 0) == {"a"} and lalr.first_characters(r"\1a", 0) is None
+    assert lalr.first_characters(r"a*", 0) is None
