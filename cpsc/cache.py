@@ -5,11 +5,15 @@ system's temporary directory instead of failing the build."""
 
 from __future__ import annotations
 
+import copyreg
+import dataclasses
 import functools
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 
 @functools.cache
@@ -33,3 +37,15 @@ def source_text(module: ModuleType) -> bytes:
     if file.suffix != ".py":
         file = file.with_name(module.__name__.rpartition(".")[2] + ".py")
     return file.read_bytes()
+
+
+def pickle_by_constructor(classes: Iterable[type]) -> None:
+    """Store these dataclasses, in the cached files, as their constructor and its arguments:
+    compiled by mypyc, a frozen dataclass refuses pickle's default (which makes the object,
+    then sets each field)."""
+    for cls in classes:
+        copyreg.pickle(cls, _by_constructor)
+
+
+def _by_constructor(node: Any) -> tuple[type, tuple[Any, ...]]:
+    return type(node), tuple(getattr(node, f.name) for f in dataclasses.fields(node) if f.init)

@@ -56,10 +56,6 @@ class ParseTables:
     # For each terminal, the ASCII characters a match may start with (None: any, or unsure).
     first_chars: dict[str, frozenset[str] | None]
 
-    def fields(self) -> tuple[Any, ...]:
-        """The fields in order, `ParseTables(*fields)` again: what is stored in the cache."""
-        return (self.states, self.rules, self.start, self.end, self.terminals, self.ignore, self.first_chars)
-
     @staticmethod
     def from_lark(lark: Lark, methods: object, start: str = "start") -> ParseTables:
         """The tables of `lark`, made with `methods` (an object whose attributes are the

@@ -20,7 +20,7 @@ import lark
 from lark import Lark, Token
 
 from cpsc import deep_stack
-from cpsc.cache import cache_dir, source_text
+from cpsc.cache import cache_dir, pickle_by_constructor, source_text
 from cpsc.syntax import ast, lalr
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
 from cpsc.syntax.labels import Labelled, apply_labelled
@@ -50,14 +50,15 @@ def _parse_tables(methods: SimpleNamespace) -> ParseTables:
     digest = hashlib.sha256(b"\0".join([grammar.encode(), lark.__version__.encode(), format_source])).hexdigest()[:16]
     path = cache_dir() / f"parse-tables-{digest}.pickle"
     try:
-        return ParseTables(*pickle.loads(path.read_bytes()))
+        tables = pickle.loads(path.read_bytes())
+        if isinstance(tables, ParseTables):
+            return tables
     except Exception:  # noqa: BLE001 - missing or damaged: make them again
         pass
     tables = ParseTables.from_lark(Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=methods), methods)
     try:
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
-            # as a tuple of its fields: compiled (mypyc), a frozen dataclass cannot be unpickled
-            pickle.dump(tables.fields(), out, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(tables, out, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
     except OSError:  # a full disk: the next build makes them again
         pass
@@ -65,6 +66,7 @@ def _parse_tables(methods: SimpleNamespace) -> ParseTables:
 
 
 _parsing = threading.Lock()
+pickle_by_constructor([ParseTables])
 
 
 def _callbacks(builder: _ToAst) -> SimpleNamespace:

@@ -7,14 +7,10 @@ any of them makes a new one; a cache that cannot be read is simply rebuilt.
 
 Inference keys what it learns by `id(node)`, which means nothing in another process: the cache
 stores (node, fact) pairs and the loader keys them again by the new nodes' ids.
-
-Frozen dataclasses are stored as their constructor and its arguments (`copyreg`): compiled by
-mypyc, pickle's default, which sets each field after making the object, is refused by them.
 """
 
 from __future__ import annotations
 
-import copyreg
 import dataclasses
 import functools
 import hashlib
@@ -22,10 +18,8 @@ import os
 import pickle
 import tempfile
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
-from cpsc.cache import cache_dir, source_text
+from cpsc.cache import cache_dir, pickle_by_constructor, source_text
 from cpsc.syntax import ast, builtins, diagnostics, modules, parser
 from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.parser import lang_file, parse_module
@@ -38,18 +32,9 @@ PRELUDE_FILE = "<prelude>"
 _SHAPERS = (ast, builtins, diagnostics, modules, parser, datatypes, infer, types)
 
 
-def _by_constructor(node: Any) -> tuple[type, tuple[Any, ...]]:
-    return type(node), tuple(getattr(node, f.name) for f in dataclasses.fields(node) if f.init)
-
-
-def _pickle_by_constructor(modules: tuple[ModuleType, ...]) -> None:
-    for module in modules:
-        for value in vars(module).values():
-            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__:
-                copyreg.pickle(value, _by_constructor)
-
-
-_pickle_by_constructor(_SHAPERS)
+pickle_by_constructor(value for module in _SHAPERS for value in vars(module).values()
+                      if isinstance(value, type) and dataclasses.is_dataclass(value)
+                      and value.__module__ == module.__name__)
 
 
 @functools.cache
