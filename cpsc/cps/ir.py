@@ -337,11 +337,11 @@ class Program:
         self.main = main
         self.closed = closed
         self.globals: PMap[str, Type] = pmap() if globals is None else globals
-        # A version whose maps are not made yet: its predecessor and the changes from it, and
-        # how many versions back the last one with maps is.
+        # A version whose maps are not made yet: its predecessor and the changes from it.
+        # (Freeing a long chain of them does not recurse deep: mypyc's dealloc, as CPython's,
+        # goes through the trashcan.)
         self._base: Program | None = None
         self._delta: _Delta | None = None
-        self._chain = 0
         # The continuations and the functions as plain dicts, made on first use (`cont_table`).
         self._table: dict[str, Cont] | None = None
         self._function_table: dict[str, Function] | None = None
@@ -375,7 +375,6 @@ class Program:
             _apply(functions, delta.functions, delta.removed_functions)
         self._conts, self._functions = conts.persistent(), functions.persistent()
         self._base = self._delta = None
-        self._chain = 0
 
     def _key(self) -> tuple[Any, ...]:
         return (self.functions, self.conts, self.main, self.closed, self.globals)
@@ -420,17 +419,10 @@ class Program:
             return self  # the same object: passes tell "nothing changed" by identity
         program = Program(self._functions, self._conts, self.main, self.closed, self.globals)  # type: ignore[arg-type]
         program._conts = program._functions = None
-        program._base, program._delta, program._chain = self, delta, self._chain + 1
-        if program._chain >= _LONGEST_CHAIN:
-            program._make_maps()
+        program._base, program._delta = self, delta
         program._table = _handed_over(self, "_table", delta.conts, delta.removed)
         program._function_table = _handed_over(self, "_function_table", delta.functions, delta.removed_functions)
         return program
-
-
-# Every so many versions, one makes its maps, so that the versions before it and the
-# continuations they replaced can go (and freeing a chain never recurses deep).
-_LONGEST_CHAIN = 256
 
 
 @dataclass(frozen=True, slots=True)

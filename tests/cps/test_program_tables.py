@@ -69,7 +69,7 @@ def test_a_chain_of_versions_makes_each_one_s_maps():
     assert versions[5].conts["small"].terminator == versions[5].cont_table["small"].terminator
     assert "big" not in versions[5].conts and "big" in versions[4].conts and versions[0] == first
     program = first
-    for step in range(600):  # past the longest chain of versions without maps, twice
+    for step in range(600):  # a long chain of versions without maps
         program = program.with_conts({"small": _jump("small", "done", (ir.Const(step, ir.TCon("int")),))})
     assert dict(program.conts.items()) == program.cont_table
     assert program.conts["small"] == _jump("small", "done", (ir.Const(599, ir.TCon("int")),))
