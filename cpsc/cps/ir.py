@@ -345,6 +345,19 @@ class Program:
         # The continuations and the functions as plain dicts, made on first use (`cont_table`).
         self._table: dict[str, Cont] | None = None
         self._function_table: dict[str, Function] | None = None
+        # A program made by `of_tables`: its functions and continuations, until its maps are made.
+        self._seed: tuple[dict[str, Function], dict[str, Cont]] | None = None
+
+    @staticmethod
+    def of_tables(functions: dict[str, Function], conts: dict[str, Cont], main: str,
+                  closed: bool = False, globals: PMap[str, Type] | None = None) -> Program:
+        """A program of these functions and continuations, whose persistent maps are made only
+        when asked for: a pass that works on a part of a program at a time (simplify) makes one
+        program per part, and asks only for its tables."""
+        program = Program(None, None, main, closed, globals)  # type: ignore[arg-type]
+        program._seed = (functions, conts)
+        program._table, program._function_table = dict(conts), dict(functions)
+        return program
 
     @property
     def functions(self) -> PMap[str, Function]:
@@ -365,11 +378,15 @@ class Program:
         them, with every change since made in one evolver each (no recursion: chains are long)."""
         deltas: list[_Delta] = []
         version: Program = self
-        while version._conts is None:
+        while version._conts is None and version._seed is None:
             assert version._base is not None and version._delta is not None
             deltas.append(version._delta)
             version = version._base
-        conts, functions = version._conts.evolver(), version.functions.evolver()
+        if version._seed is not None:
+            seed_functions, seed_conts = version._seed
+            version._functions, version._conts, version._seed = pmap(seed_functions), pmap(seed_conts), None
+        assert version._conts is not None and version._functions is not None
+        conts, functions = version._conts.evolver(), version._functions.evolver()
         for delta in reversed(deltas):
             _apply(conts, delta.conts, delta.removed)
             _apply(functions, delta.functions, delta.removed_functions)

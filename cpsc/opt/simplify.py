@@ -17,6 +17,7 @@ a verified input (so a value passed on every incoming edge dominates the continu
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cpsc.cps import ir
@@ -32,13 +33,32 @@ from cpsc.cps.rewrite import (
 )
 from cpsc.opt.analysis import incoming_arguments
 from cpsc.opt.context import PassContext
+from cpsc.opt.parts import independent_parts
 from cpsc.opt.planted import planted
 from cpsc.types.types import BOOL, EXNID
 
 Stats = Counter[str]
 
 
-def fold_constants(program: ir.Program, stats: Stats) -> ir.Program:
+@dataclass(frozen=True)
+class Region:
+    """What the reductions see: the whole program, or one of its independent parts
+    (`cpsc.opt.parts`) standing alone as a program of its own functions and continuations.
+
+    - `roots`: the functions kept whether or not anything names them: main, or every function
+      of a part (the rest of the program may call them; the sweep of the whole program removes
+      those nothing names);
+    - `functions`: every function of the program, for a part's closures of functions outside
+      it (None: the program's own)."""
+
+    roots: tuple[str, ...]
+    functions: Mapping[str, ir.Function] | None = None
+
+    def function(self, program: ir.Program, name: str) -> ir.Function:
+        return (program.function_table if self.functions is None else self.functions)[name]
+
+
+def fold_constants(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
     """Fold pure primitives of constants, fields of tuples built in sight, constant branches.
 
     Each function's continuations are visited in reverse postorder, so a definition is seen
@@ -206,7 +226,7 @@ def _removable_names(cont: ir.Cont) -> tuple[str, ...]:
     return tuple(b.var.name for b in cont.bindings if _removable(b.value))
 
 
-def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
+def remove_dead(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
     uses = use_census(program)
     changed: dict[str, ir.Cont] = {}
     for cont in program.cont_table.values():
@@ -218,7 +238,7 @@ def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
             stats["dead values removed"] += len(cont.bindings) - len(kept)
             changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, kept, cont.terminator)
     program = program.with_conts(changed)
-    live, reachable = live_functions(program)
+    live, reachable = live_functions(program, region.roots)
     dead_functions = {f for f in program.function_table if f not in live}
     dead_conts = {label for label in program.cont_table if label not in reachable}
     if dead_functions or dead_conts:
@@ -228,19 +248,19 @@ def remove_dead(program: ir.Program, stats: Stats) -> ir.Program:
     return program
 
 
-def live_functions(program: ir.Program) -> tuple[set[str], set[str]]:
-    """The functions main can reach through the calls, tail calls and closures of reachable
-    continuations, and those continuations. (Counting references would keep a recursive
-    function that only it names, or that only dead code names, and then its parent could go
-    while it stays.)"""
-    live = {program.main}
+def live_functions(program: ir.Program, roots: tuple[str, ...]) -> tuple[set[str], set[str]]:
+    """The functions the `roots` can reach through the calls, tail calls and closures of
+    reachable continuations, and those continuations. (Counting references would keep a
+    recursive function that only it names, or that only dead code names, and then its parent
+    could go while it stays.)"""
+    live = set(roots)
     reachable: set[str] = set()
-    work = [program.main]
+    work = list(roots)
     while work:
         for label in ir.function_conts(program, work.pop(), program.cont_table):
             reachable.add(label)
             for g in program.cont_table[label].memo("simplify.named", _functions_named):
-                if g not in live:
+                if g not in live and g in program.function_table:
                     live.add(g)
                     work.append(g)
     return live, reachable
@@ -257,7 +277,7 @@ def _entries(program: ir.Program) -> set[str]:
     return {f.entry for f in program.function_table.values()}
 
 
-def merge_single_jumps(program: ir.Program, stats: Stats) -> ir.Program:
+def merge_single_jumps(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
     """`jump k(a)` where nothing else names `k`: append k's body (params := args)."""
     census = label_census(program)
     entries = _entries(program)
@@ -290,7 +310,7 @@ def merge_single_jumps(program: ir.Program, stats: Stats) -> ir.Program:
     return rename_program(program.with_conts(merged, removed), renaming)
 
 
-def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:
+def eta_reduce(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
     """Continuations `k(xs) = jump j(xs)`: every transfer to `k` goes to `j` instead."""
     entries = _entries(program)
     forward: dict[str, str] = {}
@@ -328,7 +348,7 @@ def eta_reduce(program: ir.Program, stats: Stats) -> ir.Program:
     return program.with_conts(changed)
 
 
-def simplify_parameters(program: ir.Program, stats: Stats) -> ir.Program:
+def simplify_parameters(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
     """Drop parameters that are unused or receive one value on every edge (`phi(v, v) = v`)."""
     uses = use_census(program)
     renaming: dict[str, ir.Operand] = {}
@@ -364,7 +384,7 @@ def simplify_parameters(program: ir.Program, stats: Stats) -> ir.Program:
     return rename_program(program.with_conts(changed), renaming)
 
 
-def call_known_closures(program: ir.Program, stats: Stats) -> ir.Program:
+def call_known_closures(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
     """`apply c(args)` where `c` is `closure g` becomes the known call `call g(args)` (and a
     tail apply a tail call): no closure needs to be entered, and the inliner can then see the
     callee. Before closure conversion only, where a closure captures implicitly and a direct
@@ -380,7 +400,7 @@ def call_known_closures(program: ir.Program, stats: Stats) -> ir.Program:
     def known(closure: ir.Operand, args: tuple[ir.Operand, ...]) -> str | None:
         if isinstance(closure, ir.Var) and closure.name in closures:
             function = closures[closure.name]
-            if len(program.function_table[function].params) == len(args):
+            if len(region.function(program, function).params) == len(args):
                 return function
         return None
 
@@ -403,30 +423,91 @@ REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jum
 
 
 def simplify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
-    """Simplify with counts of each reduction. The reductions run in turn, round after round,
-    until a whole round's worth of them in a row has changed nothing: each has then seen the
-    final program and left it alone (one that ran after the last change need not run again). With
-    limited fuel, each sweep of a reduction that changes the program is one rewrite (the
-    bisector's unit for this pass)."""
+    """Simplify with counts of each reduction: each independent part of the program
+    (`cpsc.opt.parts`) to its fixed point, as a program of its own whose sweeps stay in the
+    cache; then the functions nothing names any more go, and the parts that lost one are
+    simplified again. With limited fuel, the whole program at once: each sweep of a reduction
+    that changes the program is one rewrite (the bisector's unit for this pass), in an order
+    that does not depend on how the program falls into parts."""
     stats: Stats = Counter()
-    rationed = context is not None and context.fuel is not None
     program = split_callc(program)
+    if context is not None and context.fuel is not None:
+        return _to_fixed_point(program, Region((program.main,)), stats, context), stats
+    parts = independent_parts(program)
+    todo = list(range(len(parts)))
+    while todo:
+        program = _simplify_parts(program, parts, todo, stats)
+        program, todo = _remove_dead_functions(program, parts, stats)
+    return program, stats
+
+
+Part = tuple[list[str], list[str]]  # functions and the labels of their continuations
+
+
+def _simplify_parts(program: ir.Program, parts: list[Part], todo: list[int], stats: Stats) -> ir.Program:
+    """The parts numbered `todo` simplified apart, each as a program of its own (`parts` then
+    says what they hold)."""
+    table, functions = program.cont_table, program.function_table
+    changed: dict[str, ir.Cont] = {}
+    removed: list[str] = []
+    for number in todo:
+        part_functions, labels = parts[number]
+        part = ir.Program.of_tables({name: functions[name] for name in part_functions},
+                                    {label: table[label] for label in labels},
+                                    program.main, program.closed, program.globals)
+        reduced = _to_fixed_point(part, Region(tuple(part_functions), functions), stats, None)
+        if reduced is part:
+            continue
+        reduced_table = reduced.cont_table
+        parts[number] = (part_functions, list(reduced_table))
+        changed.update((label, cont) for label, cont in reduced_table.items() if table.get(label) is not cont)
+        removed.extend(label for label in labels if label not in reduced_table)
+    return program.with_conts(changed, removed)
+
+
+def _remove_dead_functions(program: ir.Program, parts: list[Part], stats: Stats) -> tuple[ir.Program, list[int]]:
+    """The program without the functions main cannot reach, and the numbers of the parts
+    that lost some and keep others (their code may have used values nothing else uses)."""
+    live, _ = live_functions(program, (program.main,))
+    if len(live) == len(program.function_table):
+        return program, []
+    table = program.cont_table
+    dead_functions: list[str] = []
+    dead_conts: list[str] = []
+    touched: list[int] = []
+    for number, (part_functions, labels) in enumerate(parts):
+        if all(name in live for name in part_functions):
+            continue
+        dead_functions.extend(name for name in part_functions if name not in live)
+        dead_conts.extend(label for label in labels if table[label].function not in live)
+        parts[number] = ([name for name in part_functions if name in live],
+                         [label for label in labels if table[label].function in live])
+        if parts[number][0]:
+            touched.append(number)
+    stats["dead functions removed"] += len(dead_functions)
+    stats["dead continuations removed"] += len(dead_conts)
+    return program.with_conts({}, dead_conts, removed_functions=dead_functions), touched
+
+
+def _to_fixed_point(program: ir.Program, region: Region, stats: Stats, context: PassContext | None) -> ir.Program:
+    """The reductions in turn, round after round, until a whole round's worth of them in a
+    row has changed nothing: each has then seen the final program and left it alone (one that
+    ran after the last change need not run again). `context`: count each change as a rewrite."""
     unchanged = 0  # reductions in a row that changed nothing
     for step in range(50 * len(REDUCTIONS)):
         reduction = REDUCTIONS[step % len(REDUCTIONS)]
-        reduced = reduction(program, stats)
+        reduced = reduction(program, stats, region)
         if reduced is program:  # each reduction returns its input when it changes nothing
             unchanged += 1
             if unchanged == len(REDUCTIONS):
                 break
             continue
         unchanged = 0
-        if rationed:
-            assert context is not None
-            if not context.allow("simplify", f"{reduction.__name__} (round {step // len(REDUCTIONS) + 1})"):
-                return program, stats
+        if context is not None and not context.allow(
+                "simplify", f"{reduction.__name__} (round {step // len(REDUCTIONS) + 1})"):
+            return program
         program = reduced
-    return program, stats
+    return program
 
 
 def simplify(program: ir.Program) -> ir.Program:
