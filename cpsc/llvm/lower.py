@@ -1,4 +1,4 @@
-"""SSA to LLVM IR (llvmlite).
+"""SSA to LLVM IR (as text, `cpsc.llvm.text`).
 
 Values keep their native types: int `i64`, float `double`, bool `i1`, char and unit `i8`;
 strings, tuples and closures are `ptr`s to GC-allocated records of 8-byte slots (a closure's slot
@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from llvmlite import ir as ll
-
 from cpsc.cps import ir as cps
 from cpsc.cps.primops import evaluate
+from cpsc.llvm import text as ll
 from cpsc.llvm.partition import functions_named
 from cpsc.llvm.switch_table import SwitchTable, switch_tables
 from cpsc.ssa import ir
@@ -70,7 +69,7 @@ class ModuleLowering:
         self.part = part
         self.module = ll.Module(name="fl")
         self.runtime = {name: self._declare(name, r, a) for name, (r, a) in RUNTIME.items()}
-        self.runtime["fl_exit"].attributes.add("noreturn")
+        self.runtime["fl_exit"].attributes.append("noreturn")
         self.functions: dict[str, ll.Function] = {}
         self.strings: dict[str, ll.GlobalVariable] = {}
         # ids of the LLVM values known at compile time beside literals: the globals made by
@@ -93,12 +92,12 @@ class ModuleLowering:
                 continue
             fn = ll.Function(self.module, function_type([p.type for p in f.params], f.result), _symbol(f.name))
             fn.calling_convention = "tailcc"
-            # Named across parts: external linkage, hidden (llvmlite has no visibility field; it
-            # is printed after the linkage, so it goes there).
+            # Named across parts: external linkage, hidden (the visibility is printed after
+            # the linkage, so it goes there).
             private = part is None or f.name in part and f.name not in shared
             fn.linkage = "internal" if private else "hidden"
             if f.noinline:
-                fn.attributes.add("noinline")
+                fn.attributes.append("noinline")
             self.functions[f.name] = fn
 
     def _declare(self, name: str, result: ll.Type, args: list[ll.Type]) -> ll.Function:
@@ -111,10 +110,9 @@ class ModuleLowering:
         minor heap. The block's first word still links to the next one: the caller overwrites it."""
         if self.small_allocator is None:
             lists = ll.GlobalVariable(self.module, ll.ArrayType(PTR, SMALL_BLOCK_BYTES // 16 + 1), "fl_free_lists")
-            lists.type = PTR  # an opaque pointer, indexed by slot (see `static_tuple`)
             fn = ll.Function(self.module, ll.FunctionType(PTR, [I64]), "fl.alloc_small")
             fn.linkage = "internal"
-            fn.attributes.add("alwaysinline")
+            fn.attributes.append("alwaysinline")
             bytes_ = fn.args[0]
             b = ll.IRBuilder(fn.append_basic_block("entry"))
             slot = b.gep(lists, [b.lshr(b.add(bytes_, I64(15)), I64(4))], source_etype=PTR)
@@ -129,7 +127,7 @@ class ModuleLowering:
             self.small_allocator = fn
         return self.small_allocator
 
-    def string(self, text: str) -> ll.Constant:
+    def string(self, text: str) -> ll.GlobalVariable:
         if text not in self.strings:
             data = text.encode("latin-1") + b"\0"
             body = ll.Constant(ll.ArrayType(I8, len(data)), bytearray(data))
@@ -152,23 +150,19 @@ class ModuleLowering:
                 digest = hashlib.sha256(exception.key.encode()).hexdigest()[:16]
                 name, linkage = f"fl.exception.{digest}", "linkonce_odr hidden"
             g = ll.GlobalVariable(self.module, init.type, name)
-            g.type = PTR  # used only as an opaque pointer (see `static_tuple`)
             g.initializer, g.global_constant, g.linkage = init, True, linkage
             self.exception_ids[exception.key] = g
         return self.exception_ids[exception.key]
 
-    def static_tuple(self, items: list[ll.Constant]) -> ll.GlobalVariable:
+    def static_tuple(self, items: list[ll.Value]) -> ll.GlobalVariable:
         """A tuple of constants as read-only data, laid out as an allocated one (a slot of 8
         bytes per item, narrow values in its low byte), as OCaml emits structured constants: no
         allocation at run time, and no block of thousands of stores for LLVM's instruction
         scheduler, whose time is quadratic in a block's length."""
-        slots = [I64(item.constant) if item.type in (I1, I8) else item for item in items]
+        slots = [I64(item.constant) if isinstance(item, ll.Constant) and item.type in (I1, I8) else item
+                 for item in items]
         init = ll.Constant.literal_struct(slots)
         g = ll.GlobalVariable(self.module, init.type, f"tuple.{len(self.static_tuples)}")
-        # llvmlite types a global as a pointer to its initializer's type, and prints that type
-        # in full wherever the global is used: a static list of n cells would print types n
-        # deep. The code only ever uses it as an opaque `ptr`.
-        g.type = PTR
         g.initializer, g.global_constant, g.linkage = init, True, "private"
         self.static_tuples.add(id(g))
         return g
@@ -258,10 +252,11 @@ class FunctionLowering:
         """A block of 8-byte slots; from the collector's atomic allocator when nothing in it
         is a pointer (the collector then never scans it)."""
         atomic = all(v.type != PTR for v in values)
-        size = I64(8 * max(1, len(values)))
+        size_bytes = 8 * max(1, len(values))
+        size = I64(size_bytes)
         if atomic:
             record = self.rt("fl_alloc_atomic", size)
-        elif size.constant <= SMALL_BLOCK_BYTES:
+        elif size_bytes <= SMALL_BLOCK_BYTES:
             record = self.builder.call(self.owner.allocate_small(), [size])
         else:
             record = self.rt("fl_alloc", size)
@@ -287,7 +282,7 @@ class FunctionLowering:
             mutable = isinstance(v, cps.MakeBlock) and v.mutable
             if not mutable and all(isinstance(i, cps.Const) or id(item) in self.owner.static_tuples
                                    for i, item in zip(operands, items)):
-                return self.owner.static_tuple(items)  # type: ignore[arg-type]
+                return self.owner.static_tuple(items)
             return self.allocate(items)
         if isinstance(v, cps.Field):
             offset = 1 if v.record.type.name == "->" else 0  # a closure's slot 0 holds its code
@@ -310,7 +305,7 @@ class FunctionLowering:
         closure = self.operand(v.closure)
         code = b.load(closure, typ=PTR)
         fnty = function_type([v.closure.type] + [a.type for a in v.args], var.type)
-        return b.call(_Callee(code, fnty), [closure] + [self.operand(a) for a in v.args], cconv="tailcc")
+        return b.call(code, [closure] + [self.operand(a) for a in v.args], cconv="tailcc", ftype=fnty)
 
     def raises(self, v: cps.Call | cps.Apply) -> bool:
         return isinstance(v, cps.Apply) or v.function in self.owner.may_raise
@@ -365,7 +360,7 @@ class FunctionLowering:
             code = b.load(closure, typ=PTR)
             fnty = function_type([t.closure.type] + [a.type for a in t.args], self.f.result)
             args = [closure] + [self.operand(a) for a in t.args]
-            b.ret(b.call(_Callee(code, fnty), args, cconv="tailcc", tail="musttail"))
+            b.ret(b.call(code, args, cconv="tailcc", tail="musttail", ftype=fnty))
 
     def table_lookup(self, value: cps.Operand, table: SwitchTable) -> None:
         """Select the arms' constants for `value` from `table`'s columns, then run the one arm
@@ -401,11 +396,10 @@ class FunctionLowering:
         entries = [self.operand(c) for c in column]
         init = ll.Constant(ll.ArrayType(entries[0].type, len(entries)), entries)
         g = ll.GlobalVariable(self.owner.module, init.type, f"{self.fn.name}.{self.current_label}.table{n}")
-        g.type = PTR  # as in `static_tuple`
         g.initializer, g.global_constant, g.linkage = init, True, "private"
         g.unnamed_addr = True
         slot = self.builder.gep(g, [I64(0), index], inbounds=True, source_etype=init.type)
-        return self.builder.load(slot, typ=init.type.element)
+        return self.builder.load(slot, typ=entries[0].type)
 
     # ---------------------------------------------------------------- primitives
     def primitive(self, op: str, args: list[ll.Value], result: TCon) -> ll.Value:
@@ -542,20 +536,6 @@ class FunctionLowering:
         if op == "lsr_int":
             return b.select(in_range, b.lshr(a, amount), I64(0))
         return b.ashr(a, b.select(in_range, c, I64(63)))
-
-
-class _Callee:
-    """An indirect callee (a code pointer loaded from a closure) for `IRBuilder.call`."""
-
-    def __init__(self, pointer: ll.Value, fnty: ll.FunctionType) -> None:
-        self.pointer, self.function_type = pointer, fnty
-        self.type = PTR
-
-    def get_reference(self) -> str:
-        return self.pointer.get_reference()  # type: ignore[no-any-return]
-
-    def __str__(self) -> str:
-        return str(self.pointer)
 
 
 def _immediate(f: FunctionLowering, args: list[ll.Value], result: TCon) -> ll.Value:
