@@ -53,7 +53,9 @@ class LocalRef:
 
 
 def local_refs_candidates(program: ir.Program) -> dict[str, LocalRef]:
-    """The refs that do not escape, by name."""
+    """The refs that do not escape, by name, in the order of their names (promoted in this
+    order, they get their parameters in it: the program's tables would give the order of
+    their hashes, which changes from run to run)."""
     defined: dict[str, tuple[str, ir.Binding]] = {}
     used_in: dict[str, set[str]] = {}
     for cont in program.cont_table.values():
@@ -72,7 +74,7 @@ def local_refs_candidates(program: ir.Program) -> dict[str, LocalRef]:
                     escaped.add(name)
         escaped.update(ir.terminator_uses(cont.terminator))
     return {name: LocalRef(b.var, label, frozenset(used_in.get(name, ())))
-            for name, (label, b) in defined.items() if name not in escaped}
+            for name, (label, b) in sorted(defined.items()) if name not in escaped}
 
 
 def dominance_frontiers(graph: FunctionGraph) -> dict[str, set[str]]:
