@@ -130,6 +130,14 @@ class _Inliner:
         return {v.name: ir.Var(self.names.fresh_copy(v.name), v.type) for v in variables}
 
 
+def _callees(cont: ir.Cont) -> list[str]:
+    """The functions a continuation calls or tail calls."""
+    callees = [b.value.function for b in cont.bindings if isinstance(b.value, ir.Call)]
+    if isinstance(cont.terminator, ir.TailCall):
+        callees.append(cont.terminator.function)
+    return callees
+
+
 def _known_argument(facts: ProgramFacts, args: tuple[ir.Operand, ...]) -> bool:
     for a in args:
         if isinstance(a, ir.Const):
@@ -152,10 +160,16 @@ class _Heuristic:
         self.references = function_references(program)
         self.recursive = self.facts.recursive()
         self.caller_sizes: dict[str, int] = {}
+        self.grown: set[str] = set()  # callers inlined into, whose sizes are estimates
+        self.dropped: set[str] = set()  # callees that lost a call
+        # Whether another round could inline more (see `inline_with_stats`)
+        self.may_find_more = False
 
     def run(self) -> ir.Program:
         for function in self._bottom_up():
             self._inline_into(function)
+        # A callee left with one call may now be inlined as its only one.
+        self.may_find_more = self.may_find_more or any(self.references[f] == 1 for f in self.dropped)
         return self.facts.program
 
     def _bottom_up(self) -> list[str]:
@@ -189,12 +203,19 @@ class _Heuristic:
         size = self.facts.size(site.callee)
         program, receiver, copies = self.inliner.inline(site)
         self.references[site.callee] -= 1
+        self.dropped.add(site.callee)
         for cont in copies:
             self.references.update(named_functions(cont))
+            # calls this round did not consider, of callees the next round might inline
+            self.may_find_more = self.may_find_more or any(map(self._may_inline, _callees(cont)))
         self.caller_sizes[site.function] = self._caller_size(site.function) + size
+        self.grown.add(site.function)
         self.stats["calls inlined"] += 1
         self._remark(site, f"{site.callee} inlined into {site.function}: {reason}")
         return True, receiver
+
+    def _may_inline(self, callee: str) -> bool:
+        return callee not in self.recursive and not self.facts.program.function_table[callee].noinline
 
     def _caller_size(self, function: str) -> int:
         if function not in self.caller_sizes:
@@ -210,6 +231,8 @@ class _Heuristic:
         size = self.facts.size(site.callee)
         grown = self._caller_size(site.function) + size
         if grown > self.budget.caller:
+            # the next round measures the caller again, and may find it smaller than estimated
+            self.may_find_more = self.may_find_more or site.function in self.grown
             return False, f"budget ({site.function} would grow to {grown} > {self.budget.caller})"
         if self.references[site.callee] == 1:
             return True, f"its only call (size {size})"
@@ -228,9 +251,9 @@ def inline_with_stats(program: ir.Program, context: PassContext | None = None) -
     stats: Stats = Counter()
     names = name_supply(program)
     for _ in range(BUDGETS[max(1, min(3, context.level))].rounds):
-        before = stats["calls inlined"]
-        program = _Heuristic(program, context, stats, names).run()
-        if stats["calls inlined"] == before:
+        heuristic = _Heuristic(program, context, stats, names)
+        program = heuristic.run()
+        if not heuristic.may_find_more:
             break
     return program, stats
 

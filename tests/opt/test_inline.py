@@ -166,3 +166,42 @@ def test_inlining_a_recursive_callee_keeps_its_recursive_call():
     calls = [b.value.function for c in copied for b in c.bindings if isinstance(b.value, ir.Call)]
     assert calls == ["map_int_int"]
     assert run_cps(inlined).stdout == "14"
+
+
+PROGRAMS = sorted((Path(__file__).resolve().parents[2] / "tests" / "programs").glob("*.fl"))
+
+
+def _rounds_until_one_inlines_nothing(program: ir.Program, context: PassContext) -> ir.Program:
+    """The inliner as it was before its early stop: rounds until one inlines nothing."""
+    from collections import Counter
+
+    from cpsc.opt import inline as inline_module
+    from cpsc.opt.analysis import name_supply
+
+    stats: Counter[str] = Counter()
+    names = name_supply(program)
+    for _ in range(inline_module.BUDGETS[context.level].rounds):
+        before = stats["calls inlined"]
+        program = inline_module._Heuristic(program, context, stats, names).run()
+        if stats["calls inlined"] == before:
+            break
+    return program
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_stopping_when_no_round_can_inline_more_loses_nothing(path):
+    """The inliner stops after a round that copied no call and left no callee with one call
+    (the next round would redo the whole program's analyses to inline nothing): it must give
+    the program that rounds until one inlines nothing give."""
+    from cpsc import driver
+    from cpsc.opt.pipeline import run_pipeline
+
+    try:
+        program = driver.to_cps(driver.front_end(path.read_text(encoding="latin-1"), str(path)))
+    except Exception:  # noqa: BLE001 - programs that are meant not to compile
+        pytest.skip("does not compile")
+    program, _ = run_pipeline(program, ["simplify", "contify"])
+    for level in (2, 3):
+        stopped, _ = inline_with_stats(program, PassContext(level=level))
+        exhaustive = _rounds_until_one_inlines_nothing(program, PassContext(level=level))
+        assert print_program(stopped) == print_program(exhaustive), f"-O{level}"
