@@ -130,14 +130,6 @@ class _Inliner:
         return {v.name: ir.Var(self.names.fresh_copy(v.name), v.type) for v in variables}
 
 
-def _callees(cont: ir.Cont) -> list[str]:
-    """The functions a continuation calls or tail calls."""
-    callees = [b.value.function for b in cont.bindings if isinstance(b.value, ir.Call)]
-    if isinstance(cont.terminator, ir.TailCall):
-        callees.append(cont.terminator.function)
-    return callees
-
-
 def _known_argument(facts: ProgramFacts, args: tuple[ir.Operand, ...]) -> bool:
     for a in args:
         if isinstance(a, ir.Const):
@@ -206,8 +198,10 @@ class _Heuristic:
         self.dropped.add(site.callee)
         for cont in copies:
             self.references.update(named_functions(cont))
-            # calls this round did not consider, of callees the next round might inline
-            self.may_find_more = self.may_find_more or any(map(self._may_inline, _callees(cont)))
+        # calls this round did not consider, of callees the next round might inline
+        copied_sites = call_sites_in(program, site.function, [cont.label for cont in copies],
+                                     {cont.label: cont for cont in copies})
+        self.may_find_more = self.may_find_more or any(self._may_inline(s.callee) for s in copied_sites)
         self.caller_sizes[site.function] = self._caller_size(site.function) + size
         self.grown.add(site.function)
         self.stats["calls inlined"] += 1
