@@ -21,48 +21,71 @@ from pyrsistent import pmap
 from cpsc.cps import ir
 from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
-from cpsc.cps.rewrite import rename_cont, split_callc
+from cpsc.cps.rewrite import rename_cont, split_cont
 from cpsc.types.types import UNIT
 
 
 @dataclass
 class _Facts:
-    """What closure conversion asks of the program, gathered in one sweep of its continuations
-    (each sweep of a large program reads it all from memory again)."""
+    """What closure conversion asks of the program, gathered function by function in one sweep
+    of its continuations, before callc is split (splitting keeps every definition, use and call).
+    The tables are per function: one table of every variable of a large program, looked up in
+    scattered order, made each continuation's cost grow with the program."""
 
     by_function: dict[str, list[ir.Cont]]
-    variables: dict[str, ir.Var]  # every variable by name: parameters and definitions
-    defined: dict[str, set[str]]  # each function's parameters and its continuations' definitions
-    used: dict[str, set[str]]  # the variables each function's continuations use
+    defined: dict[str, dict[str, ir.Var]]  # each function's parameters and definitions, by name
+    own_free: dict[str, set[str]]  # the variables each function's continuations use and it does not define
     referenced: dict[str, set[str]]  # the functions each function calls, tail calls or makes a closure of
     escaping: set[str]  # the functions something makes a closure of
+    return_labels: set[str]  # the labels the split of callc gives its return points
 
     @staticmethod
     def of(program: ir.Program) -> _Facts:
-        facts = _Facts({name: [] for name in program.function_table}, {}, {}, {}, {}, set())
-        for name, f in program.function_table.items():
-            facts.defined[name] = {p.name for p in f.params}
-            facts.variables.update((p.name, p) for p in f.params)
-            facts.used[name] = set()
-            facts.referenced[name] = set()
+        by_function: dict[str, list[ir.Cont]] = {name: [] for name in program.function_table}
         for cont in program.cont_table.values():
-            owner = cont.function
-            facts.by_function[owner].append(cont)
-            defined, referenced = facts.defined[owner], facts.referenced[owner]
+            by_function[cont.function].append(cont)
+        facts = _Facts(by_function, {}, {}, {}, set(), set())
+        for name, f in program.function_table.items():
+            facts._gather(name, f)
+        return facts
+
+    def _gather(self, name: str, f: ir.Function) -> None:
+        defined = {p.name: p for p in f.params}
+        used: set[str] = set()
+        referenced: set[str] = set()
+        for cont in self.by_function[name]:
             for v in cont.params:
-                defined.add(v.name)
-                facts.variables[v.name] = v
+                defined[v.name] = v
             for b in cont.bindings:
-                defined.add(b.var.name)
-                facts.variables[b.var.name] = b.var
-                if isinstance(b.value, (ir.Call, ir.MakeClosure)):
-                    referenced.add(b.value.function)
-                    if isinstance(b.value, ir.MakeClosure):
-                        facts.escaping.add(b.value.function)
+                defined[b.var.name] = b.var
+                value = b.value
+                if isinstance(value, ir.Call):
+                    referenced.add(value.function)
+                elif isinstance(value, ir.MakeClosure):
+                    referenced.add(value.function)
+                    self.escaping.add(value.function)
+                elif isinstance(value, ir.CallC):
+                    self.return_labels.add(value.ret)
             if isinstance(cont.terminator, ir.TailCall):
                 referenced.add(cont.terminator.function)
-            facts.used[owner].update(cont.used_names)
-        return facts
+            used.update(cont.used_names)
+        self.defined[name] = defined
+        self.own_free[name] = used.difference(defined)
+        self.referenced[name] = referenced
+
+    def variables_named(self, names: set[str]) -> dict[str, ir.Var]:
+        found: dict[str, ir.Var] = {}
+        for defined in self.defined.values():
+            for name in defined.keys() & names:
+                found[name] = defined[name]
+        return found
+
+    def names_taken(self, program: ir.Program) -> set[str]:
+        taken = set(program.function_table)
+        taken.update(program.cont_table, self.return_labels)
+        for defined in self.defined.values():
+            taken.update(defined)
+        return taken
 
 
 def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset(),
@@ -77,67 +100,68 @@ def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset(),
     n steps, not n rounds over all functions."""
     facts = facts if facts is not None else _Facts.of(program)
     defined = facts.defined
-    own = {name: facts.used[name] - defined[name] - globals_ for name in program.function_table}
     references = {name: sorted(facts.referenced[name]) for name in program.function_table}
     free: dict[str, set[str]] = {}
     for component in strongly_connected_components(sorted(program.function_table), references):
         members = set(component)
         for m in component:
-            free[m] = own[m].union(*(free[g] for g in references[m] if g not in members)) - defined[m]
+            free[m] = (facts.own_free[m] - globals_).union(
+                *(free[g] for g in references[m] if g not in members)).difference(defined[m])
         changed = len(component) > 1
         while changed:  # mutual recursion: what one member needs, those calling it need too
             changed = False
             for m in component:
-                extra = set().union(*(free[g] for g in references[m] if g in members)) - defined[m] - free[m]
+                extra = set().union(*(free[g] for g in references[m] if g in members)).difference(defined[m]) - free[m]
                 if extra:
                     free[m] |= extra
                     changed = True
-    return {name: sorted((facts.variables[v] for v in vs), key=lambda v: v.name) for name, vs in free.items()}
+    variables = facts.variables_named(set().union(*free.values()))
+    return {name: sorted((variables[v] for v in vs), key=lambda v: v.name) for name, vs in free.items()}
 
 
 def shared_globals(program: ir.Program, facts: _Facts) -> dict[str, ir.Var]:
     """Main's variables used by other functions: they become globals. (Lifted as parameters,
     they would be passed down every chain of calls: n top-level values used by a chain of n
     functions made parameter lists of length n, quadratic code in all.)"""
+    main_defined = facts.defined[program.main]
     main_params = {p.name for p in program.function_table[program.main].params}
-    used = set().union(*(facts.used[name] for name in program.function_table if name != program.main))
-    return {name: facts.variables[name] for name in sorted(used & facts.defined[program.main] - main_params)}
+    used = set().union(*(facts.own_free[name] for name in program.function_table if name != program.main))
+    return {name: main_defined[name] for name in sorted(used.intersection(main_defined) - main_params)}
 
 
 def closure_convert(program: ir.Program) -> ir.Program:
-    program = split_callc(program)
     facts = _Facts.of(program)
-    by_function = facts.by_function
     shared = shared_globals(program, facts)
     fvs = free_variables(program, frozenset(shared), facts)
-    names = NameSupply(set(program.function_table) | set(program.cont_table) | set(facts.variables))
+    names = NameSupply(facts.names_taken(program))
     code_names = {g: names.fresh(g + ".code") for g in sorted(facts.escaping)}
     functions: dict[str, ir.Function] = {}
     conts: dict[str, ir.Cont] = {}
     for name, f in program.function_table.items():
         lifted = [ir.Var(names.fresh(v.name), v.type) for v in fvs[name]]
         renaming: dict[str, ir.Operand] = {v.name: new for v, new in zip(fvs[name], lifted)}
-        loads = _load_globals(facts.used[name], shared, names, renaming) if name != program.main else ()
+        loads = _load_globals(facts.own_free[name], shared, names, renaming) if name != program.main else ()
         functions[name] = ir.Function(name, tuple(lifted) + f.params, f.result, f.entry, None, f.noinline)
-        for cont in by_function[name]:
-            cont = _pass_free_variables(rename_cont(cont, renaming), fvs, code_names, renaming)
-            if name == program.main:
-                cont = _store_globals(cont, shared, names)
-            elif cont.label == f.entry:
-                cont = ir.Cont(cont.label, cont.function, cont.params, loads + cont.bindings, cont.terminator)
-            conts[cont.label] = cont
+        for original in facts.by_function[name]:
+            for cont in split_cont(original):
+                cont = _pass_free_variables(rename_cont(cont, renaming), fvs, code_names, renaming)
+                if name == program.main:
+                    cont = _store_globals(cont, shared, names)
+                elif cont.label == f.entry:
+                    cont = ir.Cont(cont.label, cont.function, cont.params, loads + cont.bindings, cont.terminator)
+                conts[cont.label] = cont
     for g, code in code_names.items():
         _add_code_wrapper(program.function_table[g], code, fvs[g], names, functions, conts)
     globals_ = pmap({name: v.type for name, v in shared.items()})
-    return ir.Program(pmap(functions), pmap(conts), program.main, True, globals_)
+    return ir.Program.of_tables(functions, conts, program.main, True, globals_)
 
 
-def _load_globals(used: set[str], shared: dict[str, ir.Var], names: NameSupply,
+def _load_globals(free: set[str], shared: dict[str, ir.Var], names: NameSupply,
                   renaming: dict[str, ir.Operand]) -> tuple[ir.Binding, ...]:
-    """Loads of the globals a function uses (`used`: the variables it uses), for its entry
-    (which dominates every use); `renaming` learns the loaded variables."""
+    """Loads of the globals a function uses (`free`: the variables it uses and does not define),
+    for its entry (which dominates every use); `renaming` learns the loaded variables."""
     loads = []
-    for name in sorted(name for name in used if name in shared):
+    for name in sorted(name for name in free if name in shared):
         loaded = ir.Var(names.fresh(name), shared[name].type)
         renaming[name] = loaded
         loads.append(ir.Binding(loaded, ir.GlobalLoad(name)))

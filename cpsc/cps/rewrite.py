@@ -120,17 +120,27 @@ def split_callc(program: ir.Program) -> ir.Program:
     """Turn `let x = callc k(a) ret r; rest` into `jump k(a)` plus a continuation `r(x) = rest`:
     the return point becomes an ordinary block whose parameter is the phi of the result."""
     changed: dict[str, ir.Cont] = {}
-    work = [c for c in program.cont_table.values() if any(isinstance(b.value, ir.CallC) for b in c.bindings)]
-    while work:
-        cont = work.pop()
-        index = next(i for i, b in enumerate(cont.bindings) if isinstance(b.value, ir.CallC))
+    for cont in program.cont_table.values():
+        if any(isinstance(b.value, ir.CallC) for b in cont.bindings):
+            changed.update((piece.label, piece) for piece in split_cont(cont))
+    return program.with_conts(changed) if changed else program
+
+
+def split_cont(cont: ir.Cont) -> list[ir.Cont]:
+    """`cont` split at each of its callc (see `split_callc`): itself when it has none."""
+    pieces = []
+    index = _first_callc(cont)
+    while index is not None:
         binding = cont.bindings[index]
         callc = binding.value
         assert isinstance(callc, ir.CallC)
-        rest = ir.Cont(callc.ret, cont.function, (binding.var,), cont.bindings[index + 1:], cont.terminator)
-        changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, cont.bindings[:index],
-                                      ir.Jump(callc.target, callc.args))
-        changed[rest.label] = rest
-        if any(isinstance(b.value, ir.CallC) for b in rest.bindings):
-            work.append(rest)
-    return program.with_conts(changed) if changed else program
+        pieces.append(ir.Cont(cont.label, cont.function, cont.params, cont.bindings[:index],
+                              ir.Jump(callc.target, callc.args)))
+        cont = ir.Cont(callc.ret, cont.function, (binding.var,), cont.bindings[index + 1:], cont.terminator)
+        index = _first_callc(cont)
+    pieces.append(cont)
+    return pieces
+
+
+def _first_callc(cont: ir.Cont) -> int | None:
+    return next((i for i, b in enumerate(cont.bindings) if isinstance(b.value, ir.CallC)), None)
