@@ -132,6 +132,27 @@ _OUTSIDE_FL = re.compile(r"""
   | (?P<other>\b(?:external|include|constraint)\b)
 """, re.VERBOSE)
 
+# What each construct above contains (the words as words): a text without any holds none of them.
+_OUTSIDE_FL_SIGNS = ("object", "class", "method", "new", "inherit", "initializer", "virtual", "private",
+                     "functor", "sig", "module", "val", "`", "~", "?", "#", "lazy", "external", "include",
+                     "constraint")
+
+
+def _holds_outside_fl_sign(text: str) -> bool:
+    for sign in _OUTSIDE_FL_SIGNS:
+        start = text.find(sign)
+        while start >= 0:
+            end = start + len(sign)
+            if not sign.isalpha() or (not _is_word_character(text, start - 1) and not _is_word_character(text, end)):
+                return True
+            start = text.find(sign, end)
+    return False
+
+
+def _is_word_character(text: str, index: int) -> bool:
+    """Whether `text[index]` is one of `re`'s `\\w` (out of the text: no)."""
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
+
 _OUTSIDE_FL_MESSAGES = {
     "objects": "objects are not part of FL",
     "modules": "functors, signatures and first-class modules are not part of FL",
@@ -146,6 +167,8 @@ _OUTSIDE_FL_MESSAGES = {
 def reject_outside_fl(text: str, file: str) -> None:
     """A located diagnostic on the first construct of OCaml that FL leaves out (objects,
     functors, polymorphic variants, labels, ...), rather than a parse error further on."""
+    if not _holds_outside_fl_sign(text):  # most programs: a few `str.find`s, not the expression
+        return  # below, whose every alternative is tried at every position (14 ms at 2,000 lines)
     for match in _OUTSIDE_FL.finditer(text):
         kind = match.lastgroup
         if kind is None:

@@ -45,3 +45,29 @@ def test_deep_parentheses_parse_without_recursion():
     depth = 200_000
     expr = value_of("let v = " + "(" * depth + "1" + ")" * depth)
     assert isinstance(expr, ast.Const) and expr.value == 1 and expr.span.end_col - expr.span.col == 2 * depth + 1
+
+
+@pytest.mark.parametrize("source, message", [
+    ("let o = object end", "objects"), ("let f x = x#m", "objects"), ("let c = new c", "objects"),
+    ("module type S = sig end", "functors"), ("let m = (module M)", "functors"),
+    ("module F = functor (X : S) -> X", "functors"), ("let v = `A", "polymorphic variants"),
+    ("let f ~x = x", "labelled"), ("let f ?x () = 1", "labelled"), ("let l = lazy 1", "lazy"),
+    ("external f : int -> int = \"f\"", "external"), ("include M", "include"),
+])
+def test_constructs_outside_fl_get_their_own_diagnostic(source, message):
+    # (`reject_outside_fl` looks for them only in a text holding one of their signs)
+    with pytest.raises(CompileError) as error:
+        parse_module(source + "\n", "t.fl")
+    assert message in str(error.value) and error.value.span.line == 1
+
+
+def test_words_of_constructs_outside_fl_inside_strings_are_text():
+    module = parse_module('let s = "object `A ~x lazy"\nlet value = 1\nlet signal = value\n', "t.fl")
+    assert len(module.declarations) == 3
+
+
+def test_only_whole_words_of_constructs_outside_fl_send_a_text_to_the_full_scan():
+    from cpsc.syntax.parser import _holds_outside_fl_sign
+
+    assert not _holds_outside_fl_sign("let classify value = print_newline (); signal value\n")
+    assert all(_holds_outside_fl_sign(text) for text in ("new c", "(val x)", "f ?x", "é lazy", "new'"))
