@@ -260,6 +260,7 @@ class Cont:
     # in slots (no instance dictionary: a smaller IR is a faster one to sweep).
     _successors: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
     _used_names: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    _introduced_names: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
     _memo: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __init__(self, label: str, function: str, params: tuple[Var, ...], bindings: tuple[Binding, ...],
@@ -271,6 +272,7 @@ class Cont:
         self.terminator = terminator
         self._successors = None
         self._used_names = None
+        self._introduced_names = None
         self._memo = None
 
     @property
@@ -290,6 +292,18 @@ class Cont:
             names.extend(o.name for o in terminator_operands(self.terminator) if isinstance(o, Var))
             used = self._used_names = tuple(names)
         return used
+
+    @property
+    def introduced_names(self) -> tuple[str, ...]:
+        """The names it brings into the program: its parameters, its bindings' variables and
+        the return points of its callc (what a supply of fresh names must not give out)."""
+        introduced = self._introduced_names
+        if introduced is None:
+            names = [v.name for v in self.params]
+            names.extend(b.var.name for b in self.bindings)
+            names.extend(b.value.ret for b in self.bindings if isinstance(b.value, CallC))
+            introduced = self._introduced_names = tuple(names)
+        return introduced
 
     def memo(self, key: str, compute: Callable[[Cont], Any]) -> Any:
         """`compute(self)`, computed once per continuation: for a pass's own facts about a

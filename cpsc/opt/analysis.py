@@ -235,12 +235,12 @@ def named_functions(cont: ir.Cont) -> list[str]:
 
 def name_supply(program: ir.Program) -> NameSupply:
     """Fresh names that clash with no function, continuation, return point or variable."""
-    taken: set[str] = set(program.function_table) | set(program.cont_table)
+    taken: set[str] = set(program.function_table)
+    taken.update(program.cont_table)
     for f in program.function_table.values():
         taken.update(p.name for p in f.params)
-    for cont in program.cont_table.values():
-        taken.update(v.name for v in cont_definitions(cont))
-        taken.update(b.value.ret for b in cont.bindings if isinstance(b.value, ir.CallC))
+    for cont in program.cont_table.values():  # most continuations live through many passes:
+        taken.update(cont.introduced_names)  # their names, gathered once, are one C-level update
     return NameSupply(taken)
 
 

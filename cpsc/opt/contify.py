@@ -147,9 +147,12 @@ def contify_with_stats(program: ir.Program, context: PassContext | None = None) 
     context = context if context is not None else PassContext()
     stats: Stats = Counter()
     names = name_supply(program)  # one supply for every round: it remembers what it gave out
+    # The facts and the sites follow every rewrite (each contification in a round relies on
+    # them), so a later round, which finds what the first's contifications made possible, asks
+    # them again rather than sweep the whole program anew; contification makes no closure.
+    facts = ProgramFacts(program)
+    sites, closures = _sites_and_closures(program, facts)
     for _ in range(20):
-        facts = ProgramFacts(program)
-        sites, closures = _sites_and_closures(program, facts)
         contified = 0
         for g in sorted(program.function_table):
             function = program.function_table.get(g)
