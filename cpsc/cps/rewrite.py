@@ -121,8 +121,9 @@ def split_callc(program: ir.Program) -> ir.Program:
     the return point becomes an ordinary block whose parameter is the phi of the result."""
     changed: dict[str, ir.Cont] = {}
     for cont in program.cont_table.values():
-        if any(isinstance(b.value, ir.CallC) for b in cont.bindings):
-            changed.update((piece.label, piece) for piece in split_cont(cont))
+        pieces = split_cont(cont)
+        if len(pieces) > 1:
+            changed.update((piece.label, piece) for piece in pieces)
     return program.with_conts(changed) if changed else program
 
 

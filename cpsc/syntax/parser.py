@@ -153,6 +153,7 @@ def _is_word_character(text: str, index: int) -> bool:
     """Whether `text[index]` is one of `re`'s `\\w` (out of the text: no)."""
     return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
+
 _OUTSIDE_FL_MESSAGES = {
     "objects": "objects are not part of FL",
     "modules": "functors, signatures and first-class modules are not part of FL",
