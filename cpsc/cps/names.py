@@ -17,8 +17,12 @@ def sanitize(name: str) -> str:
 
 
 class NameSupply:
+    """Names never given out before and not in `taken`, which the supply takes over (it adds
+    each name it gives out): the sets passed in hold every name of a program, built for the
+    supply alone, and a copy would double their cost."""
+
     def __init__(self, taken: set[str] | None = None) -> None:
-        self.taken: set[str] = set() if taken is None else set(taken)
+        self.taken: set[str] = set() if taken is None else taken
         self.counters: dict[str, int] = {}
 
     def fresh_copy(self, name: str) -> str:

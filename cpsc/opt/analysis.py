@@ -28,6 +28,7 @@ class ProgramFacts:
         self._defs: dict[str, tuple[str, str | None]] | None = None
         self._owned: dict[str, set[str]] | None = None
         self._sizes: dict[str, int] = {}
+        self._named: dict[str, frozenset[str]] = {}
 
     def changed(self, program: ir.Program, function: str, conts: list[ir.Cont],
                 functions: list[ir.Function]) -> None:
@@ -36,6 +37,7 @@ class ProgramFacts:
         self.program = program
         if self._conts is not None:
             self._conts.pop(function, None)
+        self._named.pop(function, None)
         self._dominators.pop(function, None)
         self._forget_sizes(function)
         if self._children is not None:
@@ -56,6 +58,8 @@ class ProgramFacts:
         (which was nested in `parent`): its nested functions are now nested in `into`."""
         if self._conts is not None:
             self._conts.pop(function, None)
+        self._named.pop(function, None)
+        self._named.pop(into, None)
         self._sizes.pop(function, None)
         self._forget_sizes(into)
         self._forget_sizes(parent)
@@ -137,6 +141,17 @@ class ProgramFacts:
             function = self.program.function_table[function].parent
 
     # ------------------------------------------------------------ calls
+    def named_in(self, function: str) -> frozenset[str]:
+        """The functions `function`'s own reachable continuations call, tail call or make a
+        closure of: its edges in the call graph (the recursive parts and the inliner's bottom-up
+        order both ask, from one sweep)."""
+        named = self._named.get(function)
+        if named is None:
+            conts = self.program.cont_table
+            named = self._named[function] = frozenset(
+                g for label in self.conts_of(function) for g in named_functions(conts[label]))
+        return named
+
     def recursive(self) -> set[str]:
         """Functions on a cycle of the graph whose edges are calls, tail calls and closures
         (from a function or anything nested in it: inlining copies the nested ones too)."""
@@ -152,9 +167,7 @@ class ProgramFacts:
         """For each function, the functions named in it or in a function nested in it: each
         function's own names, then its children's sets added to their parent's, innermost
         first (a walk of each subtree per function would be quadratic in the nesting depth)."""
-        conts = self.program.cont_table
-        named = {f: {g for label in self.conts_of(f) for g in named_functions(conts[label])}
-                 for f in self.program.function_table}
+        named = {f: set(self.named_in(f)) for f in self.program.function_table}
         roots = [f for f, function in self.program.function_table.items() if function.parent is None]
         for f in reversed([f for root in roots for f in self.subtree(root)]):
             parent = self.program.function_table[f].parent

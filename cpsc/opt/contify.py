@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
-from cpsc.opt.analysis import ProgramFacts, name_supply
+from cpsc.opt.analysis import ProgramFacts
 from cpsc.opt.context import PassContext
 from cpsc.opt.planted import planted
 from cpsc.opt.substitute import CallSite, Relocation, ReturnPoint, call_sites_in, return_point
@@ -146,7 +146,7 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
 def contify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
     context = context if context is not None else PassContext()
     stats: Stats = Counter()
-    names = name_supply(program)  # one supply for every round: it remembers what it gave out
+    names = context.name_supply(program)  # one supply for every round: it remembers what it gave out
     # The facts and the sites follow every rewrite (each contification in a round relies on
     # them), so a later round, which finds what the first's contifications made possible, asks
     # them again rather than sweep the whole program anew; contification makes no closure.

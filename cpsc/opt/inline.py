@@ -165,9 +165,7 @@ class _Heuristic:
         return self.facts.program
 
     def _bottom_up(self) -> list[str]:
-        program = self.facts.program
-        graph = {f: sorted({g for label in self.facts.conts_of(f) for g in named_functions(program.cont_table[label])})
-                 for f in sorted(program.function_table)}
+        graph = {f: sorted(self.facts.named_in(f)) for f in sorted(self.facts.program.function_table)}
         return [f for component in strongly_connected_components(sorted(graph), graph) for f in sorted(component)]
 
     def _inline_into(self, function: str) -> None:
@@ -243,7 +241,7 @@ class _Heuristic:
 def inline_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
     context = context if context is not None else PassContext()
     stats: Stats = Counter()
-    names = name_supply(program)
+    names = context.name_supply(program)
     for _ in range(BUDGETS[max(1, min(3, context.level))].rounds):
         heuristic = _Heuristic(program, context, stats, names)
         program = heuristic.run()

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
 from cpsc.cps.rewrite import rename_program
-from cpsc.opt.analysis import FunctionGraph, name_supply
+from cpsc.opt.analysis import FunctionGraph
 from cpsc.opt.context import PassContext
 from cpsc.opt.planted import planted
 from cpsc.types.types import UNIT
@@ -197,7 +197,7 @@ def local_refs_with_stats(program: ir.Program, context: PassContext | None = Non
     candidates = local_refs_candidates(program)
     if not candidates:
         return program, stats
-    names = name_supply(program)
+    names = (context if context is not None else PassContext()).name_supply(program)
     by_function: dict[str, list[str]] = {}
     for name, ref in candidates.items():
         by_function.setdefault(program.cont_table[ref.definition].function, []).append(name)

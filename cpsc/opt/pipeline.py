@@ -85,8 +85,11 @@ def run_pipeline(program: ir.Program, names: list[str],
         if name not in PASSES:
             raise KeyError(f"unknown pass '{name}' (known: {', '.join(sorted(PASSES))})")
         start = time.perf_counter()
+        before = program
         program, counts = PASSES[name].run(program, context)
         reports.append(PassReport(name, time.perf_counter() - start, counts))
+        if name in BUILT_IN:  # a user's pass may make names of its own: the next one starts afresh
+            context.passed_on(before, program)
         if after_each is not None:
             after_each(name, program)
     return program, reports
