@@ -48,9 +48,12 @@ def _constant_number(c: ir.Const) -> Number:
 
 def immutable_types(program: ir.Program) -> frozenset[ir.Type]:
     """Data types no block of which is ever mutable (a field load from one is pure)."""
-    mutable = {b.var.type for c in program.cont_table.values() for b in c.bindings
-               if isinstance(b.value, ir.MakeBlock) and b.value.mutable}
-    built = {b.var.type for c in program.cont_table.values() for b in c.bindings if isinstance(b.value, ir.MakeBlock)}
+    built: set[ir.Type] = set()
+    mutable: set[ir.Type] = set()
+    for cont in program.cont_table.values():
+        for b in cont.bindings:
+            if isinstance(b.value, ir.MakeBlock):
+                (mutable if b.value.mutable else built).add(b.var.type)
     return frozenset(built - mutable)
 
 
@@ -219,6 +222,7 @@ def cse_with_stats(program: ir.Program, context: PassContext | None = None) -> t
     incoming = incoming_arguments(program)
     immutable = immutable_types(program)
     renaming: dict[str, ir.Operand] = {}
+    holding: list[str] = []  # the continuations of the functions where values were found redundant
     for function in program.function_table:
         numbering = _Numbering(program, FunctionGraph(program, function), incoming, immutable)
         numbering.run()
@@ -226,11 +230,13 @@ def cse_with_stats(program: ir.Program, context: PassContext | None = None) -> t
         _eliminate(numbering, found, stats)
         if found and context is not None and not context.allow("cse", f"{len(found)} values in {function}"):
             break
-        renaming.update(found)
+        if found:
+            renaming.update(found)
+            holding.extend(numbering.graph.labels)
     if not renaming:
         return program, stats
     changed = {}
-    for cont in program.cont_table.values():
+    for cont in map(program.cont_table.__getitem__, holding):
         kept = tuple(b for b in cont.bindings if b.var.name not in renaming)
         if len(kept) != len(cont.bindings):
             changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, kept, cont.terminator)

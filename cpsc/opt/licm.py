@@ -26,7 +26,6 @@ from cpsc.cps.primops import is_pure, never_returns
 from cpsc.cps.rewrite import cont_definitions
 from cpsc.opt.analysis import FunctionGraph, first_exit
 from cpsc.opt.context import PassContext
-from cpsc.opt.cse import immutable_types
 from cpsc.opt.planted import planted
 
 Stats = Counter[str]
@@ -38,18 +37,20 @@ MAX_ROUNDS = 8
 
 def block_fields(program: ir.Program) -> dict[ir.Type, int]:
     """For each immutable data type whose every value is a block, the fewest fields a block
-    of it has (types with constant constructors, whose values may be immediates, are left
-    out)."""
-    immutable = immutable_types(program)
+    of it has (types with a mutable block, and types with constant constructors, whose values
+    may be immediates, are left out)."""
     fields: dict[ir.Type, int] = {}
-    immediates: set[ir.Type] = set()
+    left_out: set[ir.Type] = set()
     for cont in program.cont_table.values():
         for b in cont.bindings:
-            if isinstance(b.value, ir.MakeBlock) and b.var.type in immutable:
-                fields[b.var.type] = min(fields.get(b.var.type, len(b.value.items)), len(b.value.items))
-            elif isinstance(b.value, ir.Prim) and b.value.op == "immediate":
-                immediates.add(b.var.type)
-    return {t: n for t, n in fields.items() if t not in immediates}
+            value = b.value
+            if isinstance(value, ir.MakeBlock):
+                fields[b.var.type] = min(fields.get(b.var.type, len(value.items)), len(value.items))
+                if value.mutable:
+                    left_out.add(b.var.type)
+            elif isinstance(value, ir.Prim) and value.op == "immediate":
+                left_out.add(b.var.type)
+    return {t: n for t, n in fields.items() if t not in left_out}
 
 
 def hoistable(value: ir.Value, blocks: dict[ir.Type, int]) -> bool:
@@ -62,6 +63,17 @@ def hoistable(value: ir.Value, blocks: dict[ir.Type, int]) -> bool:
         return (record_type.name == "*" or value.index < blocks.get(record_type, 0)
                 or planted("licm.speculative_load") and record_type.name not in ("ref", "array"))
     return False
+
+
+def _may_loop(program: ir.Program, function: str) -> bool:
+    """Whether a continuation of `function` jumps to one at or before it in reverse postorder.
+    A loop's back edge does (its target dominates its source), so a function without such an
+    edge has no loop, and needs no dominator tree to tell."""
+    labels = ir.function_conts(program, function)
+    position = {label: i for i, label in enumerate(labels)}
+    table = program.cont_table
+    return any(position.get(successor, i + 1) <= i
+               for i, label in enumerate(labels) for successor in table[label].successor_labels)
 
 
 def natural_loops(graph: FunctionGraph) -> dict[str, set[str]]:
@@ -116,14 +128,17 @@ def _hoist_loop(conts: dict[str, ir.Cont], graph: FunctionGraph, header: str, bo
 def licm_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
     """Hoist loop-invariant pure values out of every loop (see the module docstring)."""
     stats: Stats = Counter()
-    blocks = block_fields(program)
+    blocks: dict[ir.Type, int] | None = None  # asked for only once a loop is found
     for function in program.function_table:
+        if not _may_loop(program, function):
+            continue
         for _ in range(MAX_ROUNDS):
             graph = FunctionGraph(program, function)
             loops = natural_loops(graph)
             if not loops:
                 break
             conts = {label: program.cont_table[label] for label in graph.labels}
+            blocks = block_fields(program) if blocks is None else blocks
             moved = False
             for header in reversed(loops):
                 if _hoist_loop(conts, graph, header, loops[header], blocks, stats):

@@ -435,18 +435,22 @@ def simplify_with_stats(program: ir.Program, context: PassContext | None = None)
         return _to_fixed_point(program, Region((program.main,)), stats, context), stats
     parts = independent_parts(program)
     todo = list(range(len(parts)))
+    named: dict[str, set[str]] = {}
     while todo:
-        program = _simplify_parts(program, parts, todo, stats)
-        program, todo = _remove_dead_functions(program, parts, stats)
+        program = _simplify_parts(program, parts, todo, named, stats)
+        program, todo = _remove_dead_functions(program, parts, named, stats)
     return program, stats
 
 
 Part = tuple[list[str], list[str]]  # functions and the labels of their continuations
 
 
-def _simplify_parts(program: ir.Program, parts: list[Part], todo: list[int], stats: Stats) -> ir.Program:
+def _simplify_parts(program: ir.Program, parts: list[Part], todo: list[int], named: dict[str, set[str]],
+                    stats: Stats) -> ir.Program:
     """The parts numbered `todo` simplified apart, each as a program of its own (`parts` then
-    says what they hold)."""
+    says what they hold); `named` learns the functions each of their functions names, found
+    while the part is still in the cache (a later sweep of the whole program for them would
+    run on cache misses)."""
     table, functions = program.cont_table, program.function_table
     changed: dict[str, ir.Cont] = {}
     removed: list[str] = []
@@ -456,6 +460,9 @@ def _simplify_parts(program: ir.Program, parts: list[Part], todo: list[int], sta
                                     {label: table[label] for label in labels},
                                     program.main, program.closed, program.globals)
         reduced = _to_fixed_point(part, Region(tuple(part_functions), functions), stats, None)
+        for name in part_functions:
+            named[name] = {g for label in ir.function_conts(reduced, name, reduced.cont_table)
+                           for g in reduced.cont_table[label].memo("simplify.named", _functions_named)}
         if reduced is part:
             continue
         reduced_table = reduced.cont_table
@@ -465,10 +472,18 @@ def _simplify_parts(program: ir.Program, parts: list[Part], todo: list[int], sta
     return program.with_conts(changed, removed)
 
 
-def _remove_dead_functions(program: ir.Program, parts: list[Part], stats: Stats) -> tuple[ir.Program, list[int]]:
-    """The program without the functions main cannot reach, and the numbers of the parts
-    that lost some and keep others (their code may have used values nothing else uses)."""
-    live, _ = live_functions(program, (program.main,))
+def _remove_dead_functions(program: ir.Program, parts: list[Part], named: dict[str, set[str]],
+                           stats: Stats) -> tuple[ir.Program, list[int]]:
+    """The program without the functions main cannot reach (as `live_functions` finds them,
+    from the functions each function names: `named`), and the numbers of the parts that lost
+    some and keep others (their code may have used values nothing else uses)."""
+    live = {program.main}
+    work = [program.main]
+    while work:
+        for g in named[work.pop()]:
+            if g not in live and g in program.function_table:
+                live.add(g)
+                work.append(g)
     if len(live) == len(program.function_table):
         return program, []
     table = program.cont_table
@@ -479,6 +494,9 @@ def _remove_dead_functions(program: ir.Program, parts: list[Part], stats: Stats)
         if all(name in live for name in part_functions):
             continue
         dead_functions.extend(name for name in part_functions if name not in live)
+        for name in part_functions:
+            if name not in live:
+                del named[name]
         dead_conts.extend(label for label in labels if table[label].function not in live)
         parts[number] = ([name for name in part_functions if name in live],
                          [label for label in labels if table[label].function in live])
