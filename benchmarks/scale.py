@@ -9,6 +9,14 @@ own); the executable is run and must exit 0, and when `ocamlopt` is installed th
 built by it too, its time printed beside cpsc's and its output compared. `--check F` exits 1 if
 a stage grows more than F times on every doubling of the sizes (stages under `--floor` ms at
 the smallest size are noise and skipped). Repeats run round robin over the sizes.
+
+`--instructions` counts instead the instructions each stage executes, under valgrind's
+callgrind (about 50 times slower; the compiled compiler, in one process: `--parts 1`). The
+counts do not vary from run to run, and they measure the work a stage does: time also pays
+for the cache misses of a working set that outgrows the processor's caches, which no
+algorithm of the stage decides.
+
+    .venv/bin/python benchmarks/scale.py --sizes 2000,4000,8000,16000 --levels 2 --instructions --no-ocaml
 """
 
 from __future__ import annotations
@@ -64,11 +72,43 @@ def build_cpsc(source: Path, level: int, workdir: str) -> Build:
     if outcome.returncode != 0:
         build.ok, build.error = False, f"status {outcome.returncode}: {outcome.stderr.strip()[-400:]}"
         return build
+    return run_executable(build, exe)
+
+
+def run_executable(build: Build, exe: Path) -> Build:
+    """`build` with the output of the executable it made, which must exit 0."""
     run = subprocess.run([str(exe)], capture_output=True, text=True, encoding="latin-1")
     build.output = run.stdout
     if run.returncode != 0:
         build.ok, build.error = False, f"the executable exited {run.returncode}: {run.stderr[-300:]}"
     return build
+
+
+def count_cpsc_instructions(source: Path, level: int, workdir: str) -> Build:
+    """The instructions each stage of `cpsc build` executes (in place of seconds), counted by
+    callgrind, which dumps its counts before every stage starts and after it ends (at the
+    hooks `cpsc.stages.stage_starts` and `stage_ended`)."""
+    exe = source.with_suffix(f".O{level}")
+    counts = Path(workdir) / f"{source.stem}.O{level}.callgrind"
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={counts}",
+               "--dump-before=CPyDef_stages___stage_starts", "--dump-after=CPyDef_stages___stage_ended",
+               sys.executable, "-m", "cpsc", "build", f"-O{level}", str(source), "-o", str(exe),
+               "--time-passes", "--parts", "1"]
+    _, outcome = run_timed(command, workdir)
+    names = [name for name, _, _ in STAGE_LINE.findall(outcome.stderr)]
+    dumps = sorted(Path(workdir).glob(counts.name + ".*"), key=lambda path: int(path.suffix[1:]))
+    stage_counts = [float(text.split("\ntotals:")[1].split()[0]) for text in (dump.read_text() for dump in dumps)
+                    if "Trigger: --dump-after" in text]
+    for dump in [*dumps, counts]:
+        dump.unlink(missing_ok=True)
+    build = Build(stages=dict(zip(names, stage_counts)), total=sum(stage_counts))
+    if outcome.returncode != 0:
+        build.ok, build.error = False, f"status {outcome.returncode}: {outcome.stderr.strip()[-400:]}"
+        return build
+    if len(stage_counts) != len(names):
+        build.ok, build.error = False, f"{len(stage_counts)} counts for {len(names)} stages (is cpsc compiled?)"
+        return build
+    return run_executable(build, exe)
 
 
 def fastest(builds: list[Build]) -> Build:
@@ -101,7 +141,7 @@ def growth(times: list[float]) -> list[float | None]:
 
 
 def report(shape: str, level: int, sizes: list[int], builds: list[Build],
-           ocaml: list[tuple[float, str] | None], floor: float) -> list[tuple[str, float]]:
+           ocaml: list[tuple[float, str] | None], floor: float, instructions: bool = False) -> list[tuple[str, float]]:
     """Print the table for one shape and level; return (stage, smallest growth of one doubling)
     for every stage that took at least `floor` ms at the smallest size, for the check.
 
@@ -110,20 +150,22 @@ def report(shape: str, level: int, sizes: list[int], builds: list[Build],
     plain, linear `Counter.update`) or the machine has a slow spell, but a quadratic stage
     shows 4x on each step. The mean growth over the range is printed too."""
     doublings = math.log2(sizes[-1] / sizes[0]) if len(sizes) > 1 else 0
-    print(f"\n== {shape} -O{level}" + "".join(f"{n:>16,}" for n in sizes) + "      mean   (ms, growth per doubling)")
+    unit, scale = ("million instructions", 1e-6) if instructions else ("ms", 1000)
+    print(f"\n== {shape} -O{level}" + "".join(f"{n:>16,}" for n in sizes) + f"      mean   ({unit}, growth per doubling)")
     stages = list(dict.fromkeys(name for b in builds for name in b.stages))
     checked = []
     for name in stages + ["total"]:
         times = [b.total if name == "total" else b.stages.get(name, 0.0) for b in builds]
-        cells = [f"{t * 1000:9.1f}" + (f" x{g:4.2f}" if g is not None else "      ")
+        cells = [f"{t * scale:9.1f}" + (f" x{g:4.2f}" if g is not None else "      ")
                  for t, g in zip(times, growth(times))]
         mean = (times[-1] / times[0]) ** (1 / doublings) if doublings and times[0] > 0 else None
         print(f"   {name:<12}" + "".join(f"{c:>16}" for c in cells) + (f"   x{mean:4.2f}" if mean else ""))
         steps = [g for g in growth(times)[1:] if g is not None]
-        if name != "total" and steps and times[0] * 1000 >= floor:
+        if name != "total" and steps and (instructions or times[0] * 1000 >= floor):
             checked.append((name, min(steps)))
-    print(f"   {'lines/s':<12}" + "".join(f"{n / b.total:>16,.0f}" for n, b in zip(sizes, builds)))
-    print(f"   {'peak MB':<12}" + "".join(f"{b.peak_mb:>16.1f}" for b in builds))
+    if not instructions:
+        print(f"   {'lines/s':<12}" + "".join(f"{n / b.total:>16,.0f}" for n, b in zip(sizes, builds)))
+        print(f"   {'peak MB':<12}" + "".join(f"{b.peak_mb:>16.1f}" for b in builds))
     if any(o is not None for o in ocaml):
         print(f"   {'ocamlopt ms':<12}" + "".join(f"{o[0] * 1000:>16.1f}" if o else f"{'-':>16}" for o in ocaml))
         agree = ["yes" if o is None or o[1] == b.output else "NO" for o, b in zip(ocaml, builds)]
@@ -145,7 +187,11 @@ def main() -> int:
     parser.add_argument("--floor", type=float, default=50.0,
                         help="a stage under this many ms at the smallest size is not checked (noise)")
     parser.add_argument("--no-ocaml", action="store_true")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count each stage's instructions under valgrind instead of timing it")
     args = parser.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind")
     sizes = [int(s) for s in args.sizes.split(",")]
     mode = subprocess.run([sys.executable, "-c", "import cpsc.native as n; print(n.mode())"], capture_output=True,
                           text=True).stdout.strip()
@@ -162,11 +208,12 @@ def main() -> int:
             ocaml = [None if args.no_ocaml else build_ocamlopt(s, workdir) for s in sources]
             for level in [int(x) for x in args.levels.split(",")]:
                 # Round robin, so that a slow spell of the machine hits every size alike.
-                rounds = [[build_cpsc(s, level, workdir) for s in sources] for _ in range(args.repeat)]
+                measure = count_cpsc_instructions if args.instructions else build_cpsc
+                rounds = [[measure(s, level, workdir) for s in sources] for _ in range(args.repeat)]
                 builds = [fastest([r[i] for r in rounds]) for i in range(len(sources))]
                 broken |= not all(b.ok for b in builds)
                 broken |= any(o is not None and o[1] != b.output for o, b in zip(ocaml, builds))
-                for stage, slowest in report(shape, level, sizes, builds, ocaml, args.floor):
+                for stage, slowest in report(shape, level, sizes, builds, ocaml, args.floor, args.instructions):
                     if args.check is not None and slowest > args.check:
                         too_fast.append(f"{shape} -O{level}: stage {stage} grew at least x{slowest:.2f} on "
                                         f"every doubling from {sizes[0]} to {sizes[-1]} lines")

@@ -23,6 +23,16 @@ def peak_memory_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def stage_starts(name: str) -> None:
+    """Nothing: a place for a profiler to stop at. `benchmarks/scale.py --instructions` has
+    valgrind dump its counts before each call and after each `stage_ended` (compiled, they are
+    the C functions `CPyDef_stages___stage_starts` and `CPyDef_stages___stage_ended`)."""
+
+
+def stage_ended(name: str) -> None:
+    """Nothing: see `stage_starts`."""
+
+
 @dataclass
 class Stages:
     """A recorder of stage timings; the driver's functions take one and fill it in."""
@@ -31,9 +41,11 @@ class Stages:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        stage_starts(name)
         start = time.perf_counter()
         yield
         self.times.append(StageTime(name, time.perf_counter() - start, peak_memory_mb()))
+        stage_ended(name)
 
     def record(self, name: str, seconds: float) -> None:
         """A stage timed elsewhere (in parallel parts, say)."""

@@ -52,6 +52,9 @@ def _arguments() -> argparse.ArgumentParser:
         if name == "build":
             p.add_argument("-o", dest="output")
             p.add_argument("--emit", choices=EMITS, default="exe")
+            p.add_argument("--parts", type=_positive, metavar="N",
+                           help="compile in N parts, in parallel (1: one module, in this process; "
+                                "default: one for a small program, one per processor for a large one)")
         if name == "interp":
             p.add_argument("--level", choices=("ast", "cps", "ssa"), default="cps")
             p.add_argument("--count", action="store_true",
@@ -67,6 +70,12 @@ def _arguments() -> argparse.ArgumentParser:
                        help="import a Python module that registers passes (cpsc.register_pass); "
                             "also from $CPSC_PLUGINS, comma-separated")
     return parser
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive number")
+    return int(text)
 
 
 def _load_plugins(args: argparse.Namespace) -> None:
@@ -166,7 +175,7 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
         Path(args.output or Path(args.file).with_suffix(".o").name).write_bytes(emit_object(optimized, args.opt))
         return 0
     if args.command == "build":
-        driver.native_executable(module, args.opt, args.output or Path(args.file).stem, stages)
+        driver.native_executable(module, args.opt, args.output or Path(args.file).stem, stages, args.parts)
         return 0
     from cpsc.llvm.jit import run_jit
 

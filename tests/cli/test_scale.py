@@ -107,3 +107,12 @@ def test_2000_top_level_values_used_by_a_chain_of_functions(tmp_path):
         lines += [f"let c{i} = c{i - 1} + 1", f"let f{i} x = f{i - 1} x + c{i}"]
     lines.append(f"let () = print_int (f{n - 1} 0)")
     assert build_and_run(tmp_path, "\n".join(lines) + "\n", "-O0") == str(sum(range(1, n + 1)))
+
+
+def test_parts_sets_how_many_modules_a_build_compiles(tmp_path):
+    source = toplevel_lets(3000)
+    expected = str(0 + 1500 + 2998)
+    assert build_and_run(tmp_path, source, "--parts", "1") == build_and_run(tmp_path, source, "--parts", "3") == expected
+    refused = subprocess.run([sys.executable, "-m", "cpsc", "build", str(tmp_path / "prog.fl"), "--parts", "0"],
+                             capture_output=True, text=True)
+    assert refused.returncode != 0 and "--parts: '0' is not a positive number" in refused.stderr
