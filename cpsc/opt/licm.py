@@ -26,6 +26,7 @@ from cpsc.cps.primops import is_pure, never_returns
 from cpsc.cps.rewrite import cont_definitions
 from cpsc.opt.analysis import FunctionGraph, first_exit
 from cpsc.opt.context import PassContext
+from cpsc.opt.cse import immutable_types
 from cpsc.opt.planted import planted
 
 Stats = Counter[str]
@@ -37,20 +38,18 @@ MAX_ROUNDS = 8
 
 def block_fields(program: ir.Program) -> dict[ir.Type, int]:
     """For each immutable data type whose every value is a block, the fewest fields a block
-    of it has (types with a mutable block, and types with constant constructors, whose values
-    may be immediates, are left out)."""
+    of it has (types with constant constructors, whose values may be immediates, are left
+    out)."""
+    immutable = immutable_types(program)
     fields: dict[ir.Type, int] = {}
-    left_out: set[ir.Type] = set()
+    immediates: set[ir.Type] = set()
     for cont in program.cont_table.values():
         for b in cont.bindings:
-            value = b.value
-            if isinstance(value, ir.MakeBlock):
-                fields[b.var.type] = min(fields.get(b.var.type, len(value.items)), len(value.items))
-                if value.mutable:
-                    left_out.add(b.var.type)
-            elif isinstance(value, ir.Prim) and value.op == "immediate":
-                left_out.add(b.var.type)
-    return {t: n for t, n in fields.items() if t not in left_out}
+            if isinstance(b.value, ir.MakeBlock) and b.var.type in immutable:
+                fields[b.var.type] = min(fields.get(b.var.type, len(b.value.items)), len(b.value.items))
+            elif isinstance(b.value, ir.Prim) and b.value.op == "immediate":
+                immediates.add(b.var.type)
+    return {t: n for t, n in fields.items() if t not in immediates}
 
 
 def hoistable(value: ir.Value, blocks: dict[ir.Type, int]) -> bool:

@@ -494,14 +494,13 @@ def _remove_dead_functions(program: ir.Program, parts: list[Part], named: dict[s
         if all(name in live for name in part_functions):
             continue
         dead_functions.extend(name for name in part_functions if name not in live)
-        for name in part_functions:
-            if name not in live:
-                del named[name]
         dead_conts.extend(label for label in labels if table[label].function not in live)
         parts[number] = ([name for name in part_functions if name in live],
                          [label for label in labels if table[label].function in live])
         if parts[number][0]:
             touched.append(number)
+    for name in dead_functions:
+        del named[name]
     stats["dead functions removed"] += len(dead_functions)
     stats["dead continuations removed"] += len(dead_conts)
     return program.with_conts({}, dead_conts, removed_functions=dead_functions), touched
