@@ -40,6 +40,13 @@ class _Builder:
         c.functions[self.name] = ir.Function(self.name, (a, b), INT, entry, None)
         saved = c.suspended()
         c.start(entry, (), self.name)
+        if self.total:
+            # as OCaml's compare_val: one value is equal to itself at once, cyclic or not
+            # (not for `=`: a value holding nan is not equal to itself)
+            same, different = self.branch(c.emit("same", BOOL, ir.Prim("phys_eq", (a, b))))
+            c.start(same)
+            self.result(ir.Const(0, INT))
+            c.start(different)
         if self.t.name == "*":
             self.components(a, b, list(self.t.args), 0)  # type: ignore[arg-type]
         elif self.t.name == "array":

@@ -3,8 +3,8 @@
 Each case's body is one continuation whose parameters are the case's variables; every leaf of
 the tree that selects the case jumps there with the values its pattern found. A constructor
 test is `is_block` (when the type has both kinds of constructors), then a `switch` on the
-immediate or on the block's tag; int and char tests are a `switch`, string tests a chain of
-`eq_string`, exception tests a chain of `phys_eq` on their identity. A path that no case
+immediate or on the block's tag; int and char tests are a `switch`, string and float tests a chain of
+`eq_string` or `eq_float`, exception tests a chain of `phys_eq` on their identity. A path that no case
 matches raises Match_failure at the `match`'s location (a `try`'s handler: the exception).
 """
 
@@ -16,7 +16,7 @@ from cpsc.cps import ir
 from cpsc.mono import decision as d
 from cpsc.syntax import ast
 from cpsc.syntax.scope import Scope
-from cpsc.types.types import BOOL, EXNID, INT, STRING, TCon
+from cpsc.types.types import BOOL, EXNID, FLOAT, INT, STRING, TCon
 
 if TYPE_CHECKING:
     from cpsc.cps.convert import Converter
@@ -93,8 +93,8 @@ class MatchConverter:
             self.constructor_test(node)
         elif node.kind == "bool":
             self.bool_test(node)
-        elif node.occurrence.type == STRING:
-            self.string_test(node)
+        elif node.occurrence.type in (STRING, FLOAT):
+            self.equality_test(node)
         else:
             self.constant_test(node)
 
@@ -237,13 +237,15 @@ class MatchConverter:
         cases = [(ord(h) if isinstance(h, str) else int(h), label) for h, label in labels]  # type: ignore[call-overload]
         self.dispatch(value, cases, default)
 
-    def string_test(self, node: d.Switch) -> None:
+    def equality_test(self, node: d.Switch) -> None:
+        """Strings and floats: a chain of equality tests (floats as `=`: `0.` matches `-0.`)."""
         labels = self.case_blocks(node, lambda _: 0)
-        assert node.default is not None  # strings are never all listed
+        assert node.default is not None  # strings and floats are never all listed
         default = self.subtree(node.default, "otherwise")
         value = self.values[node.occurrence.id]
+        t = node.occurrence.type
         for i, (head, label) in enumerate(labels):
-            equal = self.c.emit("same", BOOL, ir.Prim("eq_string", (value, ir.Const(head, STRING))))
+            equal = self.c.emit("same", BOOL, ir.Prim(f"eq_{t.name}", (value, ir.Const(head, t))))
             following = default if i == len(labels) - 1 else self.c.names.fresh("string_test")
             self.c.finish(ir.Branch(equal, label, following))
             if following != default:

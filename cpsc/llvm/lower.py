@@ -48,12 +48,35 @@ RUNTIME = {
 ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
+# x86-64 passes the first 6 integer or pointer arguments and the first 8 floats in registers; an
+# FL call passes the others in the runtime's `fl_extra_args` (see runtime.c), never on the stack.
+_INTEGER_REGISTERS, _FLOAT_REGISTERS = 6, 8
+EXTRA_ARGS = 4096  # the size of `fl_extra_args`
+
+
+def in_registers(types: list[ll.Type]) -> list[bool]:
+    """For each argument of a call (or parameter of a function) of these types, whether it is
+    passed in a register; the others go through `fl_extra_args`, in order."""
+    integers = floats = 0
+    placed = []
+    for t in types:
+        if t == F64:
+            floats += 1
+            placed.append(floats <= _FLOAT_REGISTERS)
+        else:
+            integers += 1
+            placed.append(integers <= _INTEGER_REGISTERS)
+    return placed
+
+
 def lltype(t: TCon) -> ll.Type:
     return {"int": I64, "float": F64, "bool": I1, "char": I8, "unit": I8}.get(t.name, PTR)
 
 
 def function_type(params: list[TCon], result: TCon) -> ll.FunctionType:
-    return ll.FunctionType(lltype(result), [lltype(p) for p in params])
+    """The LLVM type of a function or closure code taking `params`: those passed in registers."""
+    types = [lltype(p) for p in params]
+    return ll.FunctionType(lltype(result), [t for t, kept in zip(types, in_registers(types)) if kept])
 
 
 SMALL_BLOCK_BYTES = 256  # the largest block the runtime keeps free lists for (SMALL_GRANULES * 16)
@@ -79,6 +102,7 @@ class ModuleLowering:
         self.global_slots = {name: i for i, (name, _) in enumerate(module.globals)}
         self.globals_record = ll.GlobalVariable(self.module, PTR, "fl_globals")  # defined by the runtime
         self.pending_exception = ll.GlobalVariable(self.module, PTR, "fl_exception")  # the runtime's too
+        self.extra_args = ll.GlobalVariable(self.module, ll.ArrayType(I64, EXTRA_ARGS), "fl_extra_args")  # and this
         self.exception_ids: dict[str, ll.GlobalVariable] = {}
         self.small_allocator: ll.Function | None = None
         self.may_raise = functions_that_may_raise(module) if may_raise is None else may_raise
@@ -202,12 +226,12 @@ class FunctionLowering:
         self.splits = 0  # LLVM blocks added after calls, for unique names
 
     def lower(self) -> None:
-        for p, arg in zip(self.f.params, self.fn.args):
-            self.values[p.name] = arg
         phis: list[tuple[ll.PhiInstr, ir.Phi, str, int]] = []
         for block in self.lowered:
             self.current_label = block.label
             self.builder.position_at_end(self.blocks[block.label])
+            if block is self.lowered[0]:
+                self.receive_parameters()
             for index, phi in enumerate(block.phis):
                 node = self.builder.phi(lltype(phi.var.type), name=phi.var.name)
                 self.values[phi.var.name] = node
@@ -222,6 +246,29 @@ class FunctionLowering:
                     node.add_incoming(self.operand(value), self.ends[pred])
             for values, pred_block in self.table_inputs.get(label, ()):
                 node.add_incoming(values[index], pred_block)
+
+    def receive_parameters(self) -> None:
+        """Name the parameters: those in registers are the LLVM function's, the others are
+        loaded from `fl_extra_args` before anything else can overwrite it."""
+        types = [lltype(p.type) for p in self.f.params]
+        registers = iter(self.fn.args)
+        extra = 0
+        for p, t, kept in zip(self.f.params, types, in_registers(types)):
+            if kept:
+                self.values[p.name] = next(registers)
+            else:
+                self.values[p.name] = self.builder.load(self.slot(self.owner.extra_args, extra), typ=t)
+                extra += 1
+
+    def pass_arguments(self, args: list[ll.Value]) -> list[ll.Value]:
+        """The arguments a call passes in registers, once the others are stored in `fl_extra_args`."""
+        kept = in_registers([a.type for a in args])
+        extra = [a for a, k in zip(args, kept) if not k]
+        if len(extra) > EXTRA_ARGS:
+            raise ValueError(f"a call with more than {EXTRA_ARGS + _INTEGER_REGISTERS} arguments")
+        for index, arg in enumerate(extra):
+            self.builder.store(arg, self.slot(self.owner.extra_args, index))
+        return [a for a, k in zip(args, kept) if k]
 
     # ---------------------------------------------------------------- operands
     def operand(self, o: cps.Operand) -> ll.Value:
@@ -301,11 +348,13 @@ class FunctionLowering:
     def call(self, var: cps.Var, v: cps.Call | cps.Apply) -> ll.Value:
         b = self.builder
         if isinstance(v, cps.Call):
-            return b.call(self.owner.functions[v.function], [self.operand(a) for a in v.args], cconv="tailcc")
+            args = self.pass_arguments([self.operand(a) for a in v.args])
+            return b.call(self.owner.functions[v.function], args, cconv="tailcc")
         closure = self.operand(v.closure)
         code = b.load(closure, typ=PTR)
         fnty = function_type([v.closure.type] + [a.type for a in v.args], var.type)
-        return b.call(code, [closure] + [self.operand(a) for a in v.args], cconv="tailcc", ftype=fnty)
+        args = self.pass_arguments([closure] + [self.operand(a) for a in v.args])
+        return b.call(code, args, cconv="tailcc", ftype=fnty)
 
     def raises(self, v: cps.Call | cps.Apply) -> bool:
         return isinstance(v, cps.Apply) or v.function in self.owner.may_raise
@@ -353,13 +402,13 @@ class FunctionLowering:
             for value, label in t.cases:
                 switch.add_case(I64(value), self.blocks[label])
         elif isinstance(t, cps.TailCall):
-            args = [self.operand(a) for a in t.args]
+            args = self.pass_arguments([self.operand(a) for a in t.args])
             b.ret(b.call(self.owner.functions[t.function], args, cconv="tailcc", tail="musttail"))
         else:
             closure = self.operand(t.closure)
             code = b.load(closure, typ=PTR)
             fnty = function_type([t.closure.type] + [a.type for a in t.args], self.f.result)
-            args = [closure] + [self.operand(a) for a in t.args]
+            args = self.pass_arguments([closure] + [self.operand(a) for a in t.args])
             b.ret(b.call(code, args, cconv="tailcc", tail="musttail", ftype=fnty))
 
     def table_lookup(self, value: cps.Operand, table: SwitchTable) -> None:

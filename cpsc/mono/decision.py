@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from cpsc.syntax import ast
+from cpsc.syntax.builtins import format_float
 from cpsc.syntax.diagnostics import CompileError
 from cpsc.types.datatypes import DataTypes, display_name
 from cpsc.types.types import TCon
@@ -342,6 +343,8 @@ class _Example:
             return "{" + "; ".join(f"{f.name}={self.show(a, 0)}" for f, a in zip(fields, args)) + "}"
         if isinstance(head, bool):
             return "true" if head else "false"
+        if isinstance(head, float):
+            return format_float(head)
         if isinstance(head, str) and t.name in ("char", "string"):
             quote = "'" if t.name == "char" else '"'
             return quote + head + quote
@@ -366,8 +369,15 @@ class _Example:
             return next(c.key for c in self.datatypes.types[t.name].constructors if c.key not in heads)
         if kind == "bool":
             return next(b for b in (False, True) if b not in heads)
-        if t.name == "int":
-            return next(i for i in itertools.count() if i not in heads)
+        # Plain loops: compiled by mypyc, a generator over `itertools.count()` never ended
         if t.name == "char":
             return next(chr(c) for c in itertools.chain(range(97, 256), range(97)) if chr(c) not in heads)
-        return next(s for s in ("*" * n for n in itertools.count()) if s not in heads)
+        if t.name in ("int", "float"):
+            number = 0 if t.name == "int" else 0.0
+            while number in heads:
+                number += 1
+            return number
+        text = ""
+        while text in heads:
+            text += "*"
+        return text

@@ -71,6 +71,14 @@ void *fl_alloc_atomic(int64_t bytes) { return GC_malloc_atomic((size_t)bytes); }
    MCJIT allocates for a program's own globals is not scanned). */
 void *fl_globals;
 
+/* The arguments of an FL call past those x86-64 passes in registers (6 integers or pointers, 8
+   floats), as OCaml's caml_extra_params: the caller stores them here just before the call and
+   the callee loads them first thing, so no FL call passes arguments on the stack (LLVM 22 drops
+   the stack arguments of a `musttail` call, llvm-project issue 199224). The compiler rejects a
+   function with more than FL_EXTRA_ARGS of them. */
+#define FL_EXTRA_ARGS 4096
+int64_t fl_extra_args[FL_EXTRA_ARGS];
+
 static fl_string *make_string(const char *bytes, int64_t n) {
     fl_string *s = GC_malloc_atomic(sizeof(fl_string) + (size_t)n + 1);
     s->length = n;

@@ -7,7 +7,7 @@ After monomorphisation every expression and pattern node carries its ground type
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Union
 
 from cpsc.syntax.diagnostics import Span
@@ -451,14 +451,87 @@ def pattern_names(pattern: Pattern) -> list[str]:
 
 
 def is_irrefutable(pattern: Pattern) -> bool:
-    """Variables, `_`, `()` and tuples of them: patterns a `let` or `fun` binds directly."""
+    """Variables, `_`, `()` and tuples of them: patterns a `let` or `fun` binds directly (a
+    `fun` with another pattern matches its argument; a `let`, see `bound_by_match`)."""
     if isinstance(pattern, (PVar, PWild, PUnit)):
         return True
     if isinstance(pattern, PTuple):
         return all(is_irrefutable(i) for i in pattern.items)
-    if isinstance(pattern, (PAnnot, PAlias)):
+    if isinstance(pattern, PAnnot):
         return is_irrefutable(pattern.pattern)
     return False
+
+
+def mentioned_names(exprs: list[Expr]) -> set[str]:
+    """Every variable name used in `exprs`, bound inside them or not (an over-approximation of
+    their free variables, walked with a stack: nesting may be deep)."""
+    names: set[str] = set()
+    stack: list[Any] = list(exprs)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Var):
+            names.add(node.name)
+        elif isinstance(node, tuple):
+            stack.extend(node)
+        elif is_dataclass(node) and not isinstance(node, Span):
+            stack.extend(getattr(node, f.name) for f in fields(node) if f.name != "ty")
+    return names
+
+
+def unannotated(expr: Expr) -> Expr:
+    while isinstance(expr, Annot):
+        expr = expr.expr
+    return expr
+
+
+def split_recursive_values(bindings: tuple[Binding, ...]) -> tuple[tuple[Binding, ...], tuple[Binding, ...]]:
+    """A `let rec` group as its functions and the values after them: `let rec f x = ... and
+    g = [f]` is `let rec f x = ...` then `let g = [f]`, when neither a function nor a value
+    uses a value of the group. Otherwise (a value defined through itself, which FL does not
+    build) no values: the type checker rejects the group as OCaml rejects what it cannot build."""
+    functions = tuple(b for b in bindings if isinstance(unannotated(b.value), Fun))
+    values = tuple(b for b in bindings if not isinstance(unannotated(b.value), Fun))
+    value_names = {name for b in values for name in pattern_names(b.pattern)}
+    group = value_names | {name for b in functions for name in pattern_names(b.pattern)}
+    if not values or value_names & mentioned_names([b.value for b in bindings]) \
+            or not all(_constructive(b.value, group) for b in values):
+        return bindings, ()
+    return functions, values
+
+
+def _constructive(expr: Expr, group: set[str]) -> bool:
+    """OCaml's rule for a `let rec` value: it uses the group's names only as parts of data
+    it builds (`[f; g]`, `Some f`), never calling them (`g 1`)."""
+    if not group & mentioned_names([expr]) or isinstance(expr, (Var, Fun)):
+        return True
+    if isinstance(expr, (Tuple, Construct)):
+        return all(_constructive(item, group) for item in (expr.items if isinstance(expr, Tuple) else expr.args))
+    if isinstance(expr, Record):
+        return expr.base is None and all(_constructive(value, group) for _, value in expr.fields)
+    return isinstance(expr, Annot) and _constructive(expr.expr, group)
+
+
+def bound_by_match(binding: Binding) -> Binding:
+    """`let p = e` for any pattern: when `p` is not one a `let` binds directly (a record, a
+    constructor, an or-pattern, an alias...), `let (x1, ..., xn) = match e with p -> (x1, ..., xn)`
+    for the names x1..xn it binds (`let x1 = ...` for one, `let () = ...` for none). The match
+    fails as OCaml's `let` does (Match_failure, located at the pattern)."""
+    pattern = binding.pattern
+    if is_irrefutable(pattern):
+        return binding
+    span = pattern.span
+    names = pattern_names(pattern)
+    result: Expr
+    target: Pattern
+    if not names:
+        result, target = Const(None, "unit", span), PUnit(span)
+    elif len(names) == 1:
+        result, target = Var(names[0], span), PVar(names[0], span)
+    else:
+        result = Tuple(tuple(Var(name, span) for name in names), span)
+        target = PTuple(tuple(PVar(name, span) for name in names), span)
+    value = Match(binding.value, (Case(pattern, None, result, span),), span)
+    return Binding(target, value, binding.span)
 
 
 def fun_params(expr: Expr) -> tuple[list[Pattern], Expr]:

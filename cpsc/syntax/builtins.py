@@ -272,6 +272,8 @@ def compare_values(a: object, b: object, total: bool = True) -> int:
     (tuples, records, constructors with their tag first) slot by slot. Not `total`, a comparison involving
     nan is `UNORDERED` (what `=`, `<`, ... build on); `compare` itself is total."""
     blocks = (tuple, list)
+    if total and a is b and isinstance(a, blocks):
+        return 0  # as OCaml's compare_val: a value is equal to itself at once, cyclic or not
     if isinstance(a, blocks) or isinstance(b, blocks):
         if not isinstance(a, blocks):
             return -1

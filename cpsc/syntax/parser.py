@@ -223,28 +223,38 @@ def _blank(comment: str) -> str:
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "\\": "\\", "'": "'", '"': '"', " ": " "}
+_NUMERIC_ESCAPE = re.compile(r"[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}|u\{[0-9a-fA-F]{1,6}\}")
+
+
+class IllegalEscape(Exception):
+    """An escape OCaml's lexer rejects: the message, and the escape's offset in the literal."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
 
 
 def decode_escapes(body: str) -> str:
-    """Decode OCaml escape sequences; strings are byte strings held as latin-1 text."""
+    """Decode OCaml escape sequences (`\\n`, `\\065`, `\\x41`, `\\o101`, `\\u{e9}` as UTF-8, a
+    backslash-newline and the blanks after it); strings are byte strings held as latin-1 text.
+    An escape OCaml does not know stays as written (OCaml warns); one out of range raises."""
     out = []
     i = 0
     while i < len(body):
         c = body[i]
-        if c != "\\":
+        if c != "\\" or i + 1 == len(body):
             out.append(c)
             i += 1
             continue
         nxt = body[i + 1]
+        numeric = _NUMERIC_ESCAPE.match(body, i + 1)
         if nxt in _ESCAPES:
             out.append(_ESCAPES[nxt])
             i += 2
-        elif nxt.isdigit():
-            out.append(chr(int(body[i + 1:i + 4]) % 256))
-            i += 4
-        elif nxt == "x":
-            out.append(chr(int(body[i + 2:i + 4], 16)))
-            i += 4
+        elif numeric is not None:
+            out.append(_numeric_escape(numeric.group(), i))
+            i = numeric.end()
         elif nxt == "\n":
             i += 2
             while i < len(body) and body[i] in " \t":
@@ -253,6 +263,38 @@ def decode_escapes(body: str) -> str:
             out.append("\\" + nxt)
             i += 2
     return "".join(out)
+
+
+def _numeric_escape(escape: str, offset: int) -> str:
+    if escape[0] == "u":
+        code = int(escape[2:-1], 16)
+        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            raise IllegalEscape(f"Illegal backslash escape in string or character (\\{escape}): "
+                                f"{escape[2:-1].upper()} is not a Unicode scalar value", offset)
+        return chr(code).encode("utf-8").decode("latin-1")
+    code = int(escape[1:], 16) if escape[0] == "x" else int(escape[1:], 8) if escape[0] == "o" else int(escape)
+    if code > 255:
+        raise IllegalEscape(f"Illegal backslash escape in string or character (\\{escape}): "
+                            f"{code} is outside the range of legal characters (0-255)", offset)
+    return chr(code)
+
+
+def lexical_error(text: str, position: int) -> str:
+    """OCaml's lexer's message for the text at `position`, which no token matches."""
+    char = text[position] if position < len(text) else ""
+    if char == '"':
+        return "String literal not terminated"
+    if char == "'" and text.startswith("\\", position + 1):
+        return f"Illegal backslash escape in string or character ({text[position + 1:position + 3]})"
+    if not char.isprintable() or not char.isascii():
+        return f"Illegal character (\\{ord(char):03d})" if char else "Syntax error: unexpected end of file"
+    return f"Illegal character ({char})"
+
+
+def parse_float_literal(text: str) -> float:
+    """A float literal: decimal (`1e9`, `2.`) or hexadecimal (`0x1.8p1`), with `_`s anywhere."""
+    digits = text.replace("_", "")
+    return float.fromhex(digits) if digits[:2].lower() == "0x" else float(digits)
 
 
 def parse_int_literal(text: str) -> int:
@@ -322,7 +364,8 @@ class _ToAst:
         define qualified (`M.x`) and the module's own uses of them renamed to match."""
         from cpsc.syntax.modules import flatten_module
 
-        declarations = flatten_module(str(name), [i for i in items if not isinstance(i, Token)])
+        declarations = flatten_module(str(name), [d for i in items if not isinstance(i, Token)
+                                                  for d in (i if isinstance(i, list) else [i])])
         self.modules[str(name)] = frozenset(module_members(str(name), declarations))
         return declarations
 
@@ -378,14 +421,20 @@ class _ToAst:
     def declaration(self, decl: Any) -> Any:
         return decl
 
-    def let_decl(self, *parts: Any) -> ast.LetDecl:
+    def let_decl(self, *parts: Any) -> ast.LetDecl | list[ast.Declaration]:
         is_rec, bindings = self._rec_bindings(parts)
-        return ast.LetDecl(is_rec, bindings, self._span(parts))
+        span = self._span(parts)
+        functions, values = ast.split_recursive_values(bindings) if is_rec else (bindings, ())
+        if values:
+            split: list[ast.Declaration] = [ast.LetDecl(True, functions, span)] if functions else []
+            return split + [ast.LetDecl(False, values, span)]
+        return ast.LetDecl(is_rec, bindings, span)
 
     def _rec_bindings(self, parts: tuple[Any, ...]) -> tuple[bool, tuple[ast.Binding, ...]]:
         is_rec = any(isinstance(p, Token) and p.type == "REC" for p in parts)
         bindings = tuple(p for p in parts if isinstance(p, ast.Binding))
         if is_rec:
+            bindings = tuple(_annotation_on_value(b) for b in bindings)
             for b in bindings:
                 if not isinstance(b.pattern, ast.PVar):
                     raise CompileError(b.pattern.span, "Only variables are allowed as left-hand side of `let rec'")
@@ -411,7 +460,7 @@ class _ToAst:
             pattern = ast.PAnnot(pattern, annot.type, annot.span)
         else:
             (body,) = rest
-        return ast.Binding(pattern, body, span)
+        return ast.bound_by_match(ast.Binding(pattern, body, span))
 
     def return_annot(self, type_expr: ast.TypeExpr) -> _ReturnAnnot:
         return _ReturnAnnot(type_expr, type_expr.span)
@@ -433,7 +482,12 @@ class _ToAst:
 
     def let_in(self, *parts: Any) -> ast.Expr:
         is_rec, bindings = self._rec_bindings(parts[:-1])
-        return ast.Let(is_rec, bindings, parts[-1], self._span(parts))
+        span = self._span(parts)
+        functions, values = ast.split_recursive_values(bindings) if is_rec else (bindings, ())
+        if not values:
+            return ast.Let(is_rec, bindings, parts[-1], span)
+        body = ast.Let(False, values, parts[-1], span)
+        return ast.Let(True, functions, body, span) if functions else body
 
     def lambda_(self, fun: Token, *parts: Any) -> ast.Expr:
         span = self._span((fun, parts[-1]))
@@ -633,13 +687,21 @@ class _ToAst:
         return ast.Const(value, "int", self._tok_span(tok))
 
     def float_lit(self, tok: Token) -> ast.Expr:
-        return ast.Const(float(str(tok).replace("_", "")), "float", self._tok_span(tok))
+        return ast.Const(parse_float_literal(str(tok)), "float", self._tok_span(tok))
+
+    def _literal(self, tok: Token) -> str:
+        """The value of a string or character literal."""
+        try:
+            return decode_escapes(str(tok)[1:-1])
+        except IllegalEscape as illegal:
+            line, column = tok.line or 1, (tok.column or 1) + 1 + illegal.offset
+            raise CompileError(Span(self.file, line, column, line, column + 1), illegal.message) from None
 
     def char_lit(self, tok: Token) -> ast.Expr:
-        return ast.Const(decode_escapes(str(tok)[1:-1]), "char", self._tok_span(tok))
+        return ast.Const(self._literal(tok), "char", self._tok_span(tok))
 
     def string_lit(self, tok: Token) -> ast.Expr:
-        return ast.Const(decode_escapes(str(tok)[1:-1]), "string", self._tok_span(tok))
+        return ast.Const(self._literal(tok), "string", self._tok_span(tok))
 
     def true_lit(self, tok: Token) -> ast.Expr:
         return ast.Const(True, "bool", self._tok_span(tok))
@@ -690,18 +752,24 @@ class _ToAst:
         assert isinstance(literal, ast.Const)
         return ast.PConst(literal.value, "int", literal.span)
 
+    def pfloat(self, tok: Token) -> ast.Pattern:
+        return ast.PConst(parse_float_literal(str(tok)), "float", self._tok_span(tok))
+
+    def pneg_float(self, minus: Token, tok: Token) -> ast.Pattern:
+        return ast.PConst(-parse_float_literal(str(tok)), "float", self._span((minus, tok)))
+
     def pneg_int(self, minus: Token, tok: Token) -> ast.Pattern:
         literal = self.int_lit(tok)
         assert isinstance(literal, ast.Const)
         return ast.PConst(-literal.value, "int", self._span((minus, tok)))  # type: ignore[operator]
 
     def pchar(self, tok: Token) -> ast.Pattern:
-        return ast.PConst(decode_escapes(str(tok)[1:-1]), "char", self._tok_span(tok))
+        return ast.PConst(self._literal(tok), "char", self._tok_span(tok))
 
     def pchar_range(self, low: Token, high: Token) -> ast.Pattern:
         """`'a' .. 'z'` is the or-pattern of the characters in the range."""
         span = self._span((low, high))
-        first, last = ord(decode_escapes(str(low)[1:-1])), ord(decode_escapes(str(high)[1:-1]))
+        first, last = ord(self._literal(low)), ord(self._literal(high))
         result: ast.Pattern | None = None
         for code in range(min(first, last), max(first, last) + 1):
             char = ast.PConst(chr(code), "char", span)
@@ -710,7 +778,7 @@ class _ToAst:
         return result
 
     def pstring(self, tok: Token) -> ast.Pattern:
-        return ast.PConst(decode_escapes(str(tok)[1:-1]), "string", self._tok_span(tok))
+        return ast.PConst(self._literal(tok), "string", self._tok_span(tok))
 
     def ptrue(self, tok: Token) -> ast.Pattern:
         return ast.PConst(True, "bool", self._tok_span(tok))
@@ -773,6 +841,15 @@ class _ToAst:
 setattr(_ToAst, "lambda", _ToAst.lambda_)  # a keyword in Python, a rule name in the grammar
 
 
+def _annotation_on_value(binding: ast.Binding) -> ast.Binding:
+    """`let rec f : t = e` is `let rec f = (e : t)`."""
+    pattern = binding.pattern
+    if isinstance(pattern, ast.PAnnot) and isinstance(pattern.pattern, ast.PVar):
+        value = ast.Annot(binding.value, pattern.annotation, pattern.span)
+        return ast.Binding(pattern.pattern, value, binding.span)
+    return binding
+
+
 Field = tuple[str, ast.Expr]  # a record field as written: its name and value
 FieldPattern = tuple[str, ast.Pattern]
 
@@ -809,8 +886,10 @@ def parse_module(text: str, file: str, modules: dict[str, frozenset[str]] | None
         line, col = nested.token.line or 1, nested.token.column or 1
         raise too_deep(Span(file, line, col, line, col + 1), limit) from None
     except lark.exceptions.UnexpectedCharacters as err:
+        # lark declares `pos_in_stream = None` on the class: compiled, a typed read of it fails
+        position: Any = vars(err).get("pos_in_stream")
         span = Span(file, err.line, err.column, err.line, err.column + 1)
-        raise CompileError(span, f"Illegal character ({cleaned[err.pos_in_stream or 0]!r})") from None
+        raise CompileError(span, lexical_error(cleaned, int(position or 0))) from None
     except lark.exceptions.UnexpectedToken as err:
         tok = err.token
         if tok.type == "$END":

@@ -36,6 +36,18 @@ from cpsc.types.types import (
     tuple_type,
 )
 
+# The library's types by their qualified names (a module's own types are declared unqualified:
+# modules are flattened, `cpsc.syntax.modules`)
+_LIBRARY_TYPES = {"Hashtbl.t": "fl_hashtbl", "Array.t": "array", "List.t": "list", "String.t": "string",
+                  "Char.t": "char", "Stdlib.ref": "ref", "Stdlib.option": "option", "Option.t": "option"}
+
+
+def unqualified_type_name(name: str) -> str:
+    """`M.t` as declared: `t` (the library's types by their own names)."""
+    if "." not in name:
+        return name
+    return _LIBRARY_TYPES.get(name, name.rpartition(".")[2])
+
 
 @dataclass(frozen=True)
 class Scheme:
@@ -180,9 +192,10 @@ class Inferencer:
         if isinstance(texpr, ast.TyTuple):
             return tuple_type([self.type_of_annotation(i, vars) for i in texpr.items])
         args = [self.type_of_annotation(a, vars) for a in texpr.args]
-        if texpr.name in BASE_TYPES and not texpr.args:
-            return BASE_TYPES[texpr.name]
-        known = self.decls.type_names.get(texpr.name)
+        name = unqualified_type_name(texpr.name)
+        if name in BASE_TYPES and not texpr.args:
+            return BASE_TYPES[name]
+        known = self.decls.type_names.get(name)
         if known is None:
             raise CompileError(texpr.span, f"Unbound type constructor {texpr.name}")
         internal, arity = known
@@ -586,7 +599,7 @@ class Inferencer:
                 for binding in bindings:
                     self.bind_pattern(binding.pattern, self.fresh(), env)
                 for binding in bindings:
-                    if not isinstance(binding.value, ast.Fun):
+                    if not isinstance(ast.unannotated(binding.value), ast.Fun):
                         raise CompileError(binding.value.span, "This kind of expression is not allowed as "
                                            "right-hand side of `let rec'")
                     t = self.infer(binding.value, env)
