@@ -135,14 +135,26 @@ class Worker:
     COMMAND = ["build", "-O2", "--emit=llvm", "-o", os.devnull, MUTANT]
 
     def __init__(self, folder: Path, timeout: float) -> None:
-        from cpsc.types.prelude import checked_prelude
-
-        checked_prelude()
         self.folder = folder
         self.timeout = timeout
+        self.warm_up()
+
+    def warm_up(self) -> None:
+        """Compile a program here, so that every module a compile imports, and the prelude,
+        are loaded before the children are forked (and a rebuild meanwhile changes nothing)."""
+        from cpsc.cli.main import main
+
+        (self.folder / MUTANT).write_text('let () = print_endline "warm"\n')
+        saved = os.getcwd()
+        os.chdir(self.folder)
+        try:
+            assert main(self.COMMAND) == 0
+        finally:
+            os.chdir(saved)
 
     def compile(self, text: str) -> tuple[str | None, str]:
-        """The contract broken (None: kept) and what the compiler printed on stderr."""
+        """The contract broken (None: kept) and what the compiler printed on stderr (which
+        begins with `status N` when the contract was kept)."""
         (self.folder / MUTANT).write_bytes(text.encode("latin-1"))
         read, write = os.pipe()
         child = os.fork()
@@ -156,7 +168,9 @@ class Worker:
         _, wait_status = os.waitpid(child, 0)
         if not finished:
             return f"hang (over {self.timeout:g} s)", stderr
-        return verdict(os.waitstatus_to_exitcode(wait_status), stderr), stderr
+        status = os.waitstatus_to_exitcode(wait_status)
+        why = verdict(status, stderr)
+        return why, stderr if why else f"status {status}"
 
 
 def _compile_in_child(folder: Path, write: int, command: list[str]) -> None:
@@ -203,14 +217,19 @@ def run(count: int, seed: int, timeout: float, findings: Path, quiet: bool = Fal
     with tempfile.TemporaryDirectory() as tmp:
         worker = Worker(Path(tmp), timeout)
         started = time.monotonic()
+        statuses = {"status 0": 0, "status 1": 0}
         for number, text in zip(range(count), mutator.mutants()):
             why, stderr = worker.compile(text)
             if why is not None:
                 found.append(_record(findings, seed, number, text, why, stderr))
                 print(f"fuzz: mutant {number} of seed {seed}: {why}", file=sys.stderr)
+            else:
+                statuses[stderr] += 1
             if not quiet and (number + 1) % 1000 == 0:
                 rate = (number + 1) / (time.monotonic() - started)
                 print(f"fuzz: {number + 1} mutants, {len(found)} findings, {rate:.0f}/s", file=sys.stderr)
+        print(f"fuzz: seed {seed}: {statuses['status 0']} compiled, {statuses['status 1']} rejected with a "
+              f"located error, {len(found)} findings", file=sys.stderr)
     return found
 
 
