@@ -608,10 +608,10 @@ class Converter:
 
     def outlined(self, expr: ast.Expr, env: Scope[_Entry]) -> ir.Operand:
         """The value of a top-level declaration (`let () = e`, `let x = e`): unless it is an
-        atom, computed by a `noinline` function of its own, called once from main. Otherwise
+        atom or a function, computed by a `noinline` function of its own, called once from main. Otherwise
         main would hold (and LLVM inline into it) the code of every statement of the program,
         and optimising one function that grows with the program costs more than linear time."""
-        if isinstance(expr, (ast.Const, ast.Var)):
+        if isinstance(expr, (ast.Const, ast.Var, ast.Fun)):  # a function: its closure
             return self.value(expr, env)
         known = Known(self.names.fresh(f"toplevel_{expr.span.line}"), (), expr.ty)
         self.define(known, expr, env, self.current_function, noinline=True)

@@ -343,8 +343,16 @@ class _ToAst:
     # ---------------------------------------------------------------- top level
     def start(self, *items: Any) -> ast.Module:
         decls: list[ast.Declaration] = []
+        separated = True  # by `;;` from what came before (the start of the file is)
         for item in items:
-            decls.extend(item if isinstance(item, list) else [item])
+            if isinstance(item, Token):  # the `;;`s before the first item
+                continue
+            assert isinstance(item, _TopLevelItem)
+            if item.expression and not separated and item.span is not None:
+                raise CompileError(item.span, "Syntax error: a top-level expression after a declaration "
+                                   "needs `;;` before it")
+            decls.extend(item.declarations)
+            separated = item.separated
         return ast.Module(tuple(open_modules(decls, self.modules)), (self.file,))
 
     def open_decl(self, keyword: Token, name: Token) -> OpenDecl:
@@ -414,12 +422,17 @@ class _ToAst:
         name, type_expr = parts[-2], parts[-1]
         return ast.FieldDecl(str(name), mutable, type_expr, self._span(parts))
 
-    def toplevel_expr(self, expr: ast.Expr) -> ast.LetDecl:
+    def toplevel_expr(self, expr: ast.Expr, *separators: Token) -> _TopLevelItem:
         span = expr.span
-        return ast.LetDecl(False, (ast.Binding(ast.PWild(span), expr, span),), span)
+        declaration = ast.LetDecl(False, (ast.Binding(ast.PWild(span), expr, span),), span)
+        return _TopLevelItem([declaration], bool(separators), span, expression=True)
 
-    def declaration(self, decl: Any) -> Any:
+    def module_item(self, decl: Any, *separators: Token) -> Any:
         return decl
+
+    def declaration(self, decl: Any, *separators: Token) -> _TopLevelItem:
+        declarations = decl if isinstance(decl, list) else [decl]
+        return _TopLevelItem(declarations, bool(separators), getattr(decl, "span", None))
 
     def let_decl(self, *parts: Any) -> ast.LetDecl | list[ast.Declaration]:
         is_rec, bindings = self._rec_bindings(parts)
@@ -540,7 +553,18 @@ class _ToAst:
         return ast.Construct(_unqualified_constructor(str(name)), (), self._tok_span(name))
 
     def qualified_var(self, name: Token) -> ast.Expr:
-        return ast.Var(str(name), self._tok_span(name))
+        return ast.Var(_without_stdlib(str(name)), self._tok_span(name))
+
+    def qualified_operator(self, name: Token, opening: Token, operator: ast.PVar, closing: Token) -> ast.Expr:
+        """`M.( + )`: the operator M defines (`Stdlib.( + )`: the prelude's)."""
+        qualified = _without_stdlib(f"{name}.{operator.name}")
+        return ast.Var(qualified, self._span((name, closing)))
+
+    def local_open(self, name: Token, opening: Token, body: ast.Expr, closing: Token) -> ast.Expr:
+        """`M.(e)`: `let open M in e`."""
+        if str(name) == "Stdlib":
+            return body
+        return open_in(self._module(name), self.modules[str(name)], body)
 
     def empty_list(self, opening: Token, closing: Token) -> ast.Expr:
         return ast.Construct("[]", (), self._span((opening, closing)))
@@ -854,9 +878,24 @@ Field = tuple[str, ast.Expr]  # a record field as written: its name and value
 FieldPattern = tuple[str, ast.Pattern]
 
 
+def _without_stdlib(name: str) -> str:
+    """`Stdlib.x` is the prelude's `x` (`Stdlib.List.map`: `List.map`)."""
+    return name.removeprefix("Stdlib.")
+
+
 def _unqualified_constructor(name: str) -> str:
     """Constructors live in one name space: `M.C` is `C` (modules declare no constructors)."""
     return name.rpartition(".")[2]
+
+
+class _TopLevelItem:
+    """A top-level declaration or expression, and whether `;;` follows it."""
+
+    def __init__(self, declarations: list[Any], separated: bool, span: Span | None, expression: bool = False) -> None:
+        self.declarations = declarations
+        self.separated = separated
+        self.span = span
+        self.expression = expression
 
 
 class _TypeParams:

@@ -17,7 +17,7 @@ from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.parser import parse_type
 from cpsc.syntax.scope import Scope
-from cpsc.types.datatypes import DataTypes, display_name, record, substitute, variant
+from cpsc.types.datatypes import DataType, DataTypes, display_name, record, substitute, variant
 from cpsc.types.types import (
     BASE_TYPES,
     BOOL,
@@ -138,6 +138,8 @@ class Inferencer:
         self.annotation_vars: dict[str, TVar] = {}
         self.decls = declarations or Declarations()
         self.unit_name: str | None = None  # None: the prelude (see `exception_declaration`)
+        # the type wanted where the constructor or record about to be inferred stands (`check`)
+        self.expected: Type | None = None
 
     # ---------------------------------------------------------------- helpers
     def fresh(self) -> TVar:
@@ -238,13 +240,18 @@ class Inferencer:
                 name = f"{name}/{count}"
             internal[d.name] = name
             self.decls.type_names[d.name] = (name, len(d.params))
+        abbreviations = [(d, d.abbreviation) for d in decl.definitions if d.abbreviation is not None]
+        for d, body in abbreviations:  # all of them before any is expanded: `type t = A of u and u = int`
+            self.decls.abbreviations[internal[d.name]] = (d.params, body)
+        for d, body in abbreviations:
+            self.acyclic(d, internal)
+            self.declared_type(body, {p: TCon(p) for p in d.params})
         for d in decl.definitions:
             name = internal[d.name]
             params = {p: TCon(p) for p in d.params}
             if d.abbreviation is not None:
-                self.declared_type(d.abbreviation, params)
-                self.decls.abbreviations[name] = (d.params, d.abbreviation)
-            elif d.fields:
+                continue
+            if d.fields:
                 fields = [(f.name, f.mutable, self.declared_type(f.type, params)) for f in d.fields]
                 self.decls.datatypes.add(record(name, d.params, fields))
                 for f in d.fields:
@@ -256,6 +263,26 @@ class Inferencer:
                     constructors.append((key, c.name, tuple(self.declared_type(a, params) for a in c.args)))
                     self.decls.constructors[c.name] = key
                 self.decls.datatypes.add(variant(name, d.params, constructors))
+
+    def acyclic(self, definition: ast.TypeDef, internal: dict[str, str]) -> None:
+        """Reject an abbreviation that expands to itself (`type t = u list and u = t`), as
+        OCaml does, before expanding it forever."""
+        seen: set[str] = set()
+        stack: list[ast.TypeExpr] = [definition.abbreviation]  # type: ignore[list-item]
+        while stack:
+            texpr = stack.pop()
+            if isinstance(texpr, ast.TyName):
+                stack.extend(texpr.args)
+                name = internal.get(texpr.name)
+                if name == internal[definition.name]:
+                    raise CompileError(definition.span, f"The type abbreviation {definition.name} is cyclic")
+                if name in self.decls.abbreviations and name not in seen:
+                    seen.add(name)
+                    stack.append(self.decls.abbreviations[name][1])
+            elif isinstance(texpr, ast.TyArrow):
+                stack.extend((texpr.param, texpr.result))
+            elif isinstance(texpr, ast.TyTuple):
+                stack.extend(texpr.items)
 
     def exception_declaration(self, decl: ast.ExceptionDecl) -> None:
         """`exception E of ...`: a constructor of `exn`. An uncaught one prints as OCaml's native
@@ -299,12 +326,15 @@ class Inferencer:
         mapping: dict[str, Type] = {p: self.fresh() for p in datatype.params}
         return TCon(type_name, tuple(mapping[p] for p in datatype.params)), mapping
 
-    def constructor(self, name: str, span: Span) -> tuple[str, TCon, tuple[Type, ...]]:
+    def constructor(self, name: str, span: Span, expected: Type | None = None) -> tuple[str, TCon, tuple[Type, ...]]:
         """A constructor by source name: its key, a fresh instance of its type and the types of
-        its arguments in that instance."""
+        its arguments in that instance. The last declared one, unless the type `expected` is
+        already known to be a data type with a constructor of that name (OCaml's type-directed
+        disambiguation: after `type t = A | None`, `None` where a `t option` is expected)."""
         key = self.decls.constructors.get(name)
         if key is None:
             raise CompileError(span, f"Unbound constructor {name}")
+        key = self.directed(expected, key, lambda d: next((c.key for c in d.constructors if c.name == name), None))
         info = self.decls.datatypes.constructors[key]
         result, mapping = self.instance_of(info.type_name)
         return key, result, tuple(substitute(a, mapping) for a in info.args)
@@ -312,11 +342,24 @@ class Inferencer:
     def constructor_arguments(self, name: str, given: tuple[object, ...], span: Span, arity: int) -> tuple[object, ...]:
         return constructor_arguments(name, given, span, arity)
 
-    def record_type(self, names: list[str], span: Span) -> tuple[str, TCon, dict[str, Type]]:
-        """The record type that the (last declared) field `names[0]` belongs to."""
+    def directed(self, expected: Type | None, default: str, member: Callable[[DataType], str | None]) -> str:
+        """`member` of the data type `expected` is known to be, else `default`."""
+        if expected is None:
+            return default
+        known = resolve(expected)
+        if isinstance(known, TCon) and known.name in self.decls.datatypes.types:
+            return member(self.decls.datatypes.types[known.name]) or default
+        return default
+
+    def record_type(self, names: list[str], span: Span,
+                    expected: Type | None = None) -> tuple[str, TCon, dict[str, Type]]:
+        """The record type that the (last declared) field `names[0]` belongs to, or the type
+        `expected` is known to be when it has these fields."""
         key = self.decls.fields.get(names[0])
         if key is None:
             raise CompileError(span, f"Unbound record field {names[0]}")
+        key = self.directed(expected, key, lambda d: f"{d.name}.{names[0]}" if set(names) <= {f.name for f in d.fields}
+                            else None)
         type_name = self.decls.datatypes.fields[key].type_name
         result, mapping = self.instance_of(type_name)
         return type_name, result, mapping
@@ -355,7 +398,7 @@ class Inferencer:
         elif isinstance(pattern, ast.PConst):
             self.expect(t, BASE_TYPES[pattern.kind], pattern.span, "pattern")
         elif isinstance(pattern, ast.PConstruct):
-            key, result, arg_types = self.constructor(pattern.name, pattern.span)
+            key, result, arg_types = self.constructor(pattern.name, pattern.span, t)
             self.typing.constructors[id(pattern)] = key
             self.expect(t, result, pattern.span, "pattern")
             args = self.constructor_arguments(pattern.name, pattern.args, pattern.span, len(arg_types))
@@ -363,7 +406,7 @@ class Inferencer:
                 self.bind_pattern(arg, arg_type, env)  # type: ignore[arg-type]
         elif isinstance(pattern, ast.PRecord):
             names = [name for name, _ in pattern.fields]
-            type_name, result, mapping = self.record_type(names, pattern.span)
+            type_name, result, mapping = self.record_type(names, pattern.span, t)
             self.expect(t, result, pattern.span, "pattern")
             keys = tuple(self.field_of(type_name, name, pattern.span) for name in names)
             self.typing.fields[id(pattern)] = keys
@@ -424,6 +467,13 @@ class Inferencer:
         self.typing.types[id(expr)] = t
         return t
 
+    def check(self, expr: ast.Expr, env: Scope[Scheme], expected: Type, span: Span) -> None:
+        """Infer `expr` where a value of type `expected` is wanted: a constructor or a record
+        built there is chosen by that type when it is known (`constructor`)."""
+        if isinstance(expr, (ast.Construct, ast.Record)):
+            self.expected = expected
+        self.expect(self.infer(expr, env), expected, span)
+
     def _infer(self, expr: ast.Expr, env: Scope[Scheme]) -> Type:
         if isinstance(expr, ast.Const):
             return {"int": INT, "float": FLOAT, "bool": BOOL, "char": CHAR, "string": STRING,
@@ -448,27 +498,28 @@ class Inferencer:
         if isinstance(expr, ast.If):
             self.expect(self.infer(expr.condition, env), BOOL, expr.condition.span)
             t = self.infer(expr.then_branch, env)
-            self.expect(self.infer(expr.else_branch, env), t, expr.else_branch.span)
+            self.check(expr.else_branch, env, t, expr.else_branch.span)
             return t
         if isinstance(expr, ast.Seq):
             return self.infer_sequence(expr, env)
         if isinstance(expr, ast.Tuple):
             return tuple_type([self.infer(item, env) for item in expr.items])
         if isinstance(expr, ast.Annot):
-            t = self.infer(expr.expr, env)
-            self.expect(t, self.type_of_annotation(expr.annotation), expr.expr.span)
+            t = self.type_of_annotation(expr.annotation)
+            self.check(expr.expr, env, t, expr.expr.span)
             return t
         return self.infer_data(expr, env)
 
     def infer_data(self, expr: ast.Expr, env: Scope[Scheme]) -> Type:
         """Constructors, records, arrays, match and loops."""
         if isinstance(expr, ast.Construct):
-            key, result, arg_types = self.constructor(expr.name, expr.span)
+            expected, self.expected = self.expected, None
+            key, result, arg_types = self.constructor(expr.name, expr.span, expected)
             self.typing.constructors[id(expr)] = key
             args = self.constructor_arguments(expr.name, expr.args, expr.span, len(arg_types))
             for arg, arg_type in zip(args, arg_types):
                 assert isinstance(arg, ast.Expr.__args__)  # type: ignore[attr-defined]
-                self.expect(self.infer(arg, env), arg_type, arg.span)
+                self.check(arg, env, arg_type, arg.span)
             return result
         if isinstance(expr, ast.Match):
             return self.infer_match(expr, env)
@@ -508,12 +559,13 @@ class Inferencer:
                 self.bind_pattern(case.pattern, scrutinee, env)
                 if case.guard is not None:
                     self.expect(self.infer(case.guard, env), BOOL, case.guard.span)
-                self.expect(self.infer(case.body, env), result, case.body.span)
+                self.check(case.body, env, result, case.body.span)
         return result
 
     def infer_record(self, expr: ast.Record, env: Scope[Scheme]) -> Type:
         names = [name for name, _ in expr.fields]
-        type_name, result, mapping = self.record_type(names, expr.span)
+        expected, self.expected = self.expected, None
+        type_name, result, mapping = self.record_type(names, expr.span, expected)
         keys = tuple(self.field_of(type_name, name, expr.span) for name in names)
         self.typing.fields[id(expr)] = keys
         duplicate = next((n for n in names if names.count(n) > 1), None)
@@ -527,7 +579,7 @@ class Inferencer:
                 raise CompileError(expr.span, f"Some record fields are undefined: {' '.join(missing)}")
         for key, (_, value) in zip(keys, expr.fields):
             field_type = substitute(self.decls.datatypes.fields[key].type, mapping)
-            self.expect(self.infer(value, env), field_type, value.span)
+            self.check(value, env, field_type, value.span)
         return result
 
     def infer_field(self, expr: ast.GetField | ast.SetField, env: Scope[Scheme]) -> Type:
@@ -588,8 +640,16 @@ class Inferencer:
         result = self.fresh()
         param = self.fresh()
         self.expect(function, arrow(param, result), expr.function.span)
-        self.expect(self.infer(expr.argument, env), param, expr.argument.span)
+        self.check(expr.argument, env, param, expr.argument.span)
         return result
+
+    def infer_bound(self, binding: ast.Binding, env: Scope[Scheme]) -> Type:
+        """The type of a `let`'s value; `let (p : t) = e` checks e against t (`check`)."""
+        if isinstance(binding.pattern, ast.PAnnot):
+            t = self.type_of_annotation(binding.pattern.annotation)
+            self.check(binding.value, env, t, binding.value.span)
+            return t
+        return self.infer(binding.value, env)
 
     def infer_bindings(self, is_rec: bool, bindings: tuple[ast.Binding, ...], env: Scope[Scheme]) -> None:
         """Infer `let [rec] bindings` and bind their (generalised) names in `env`."""
@@ -608,7 +668,7 @@ class Inferencer:
         else:
             types = []
             for binding in bindings:
-                t = self.infer(binding.value, env)
+                t = self.infer_bound(binding, env)
                 self.bind_pattern(binding.pattern, t, None)
                 types.append((binding.pattern, t, is_syntactic_value(binding.value, self.immutable_record)))
         self.level -= 1
