@@ -9,6 +9,7 @@ out: every Python frame has `STACK_BYTES / RECURSION_LIMIT` = 4 KiB of C stack t
 
 from __future__ import annotations
 
+import ctypes
 import sys
 import threading
 from collections.abc import Callable
@@ -22,6 +23,7 @@ RECURSION_LIMIT = 1_000_000
 # (`cpsc.native`), they use the C stack and never raise RecursionError, so the parser refuses
 # a tree deeper than this, with a located diagnostic, before any stage recurses.
 FRAMES_PER_SYNTAX_LEVEL = 4
+RESEND_SECONDS = 0.2  # how often an interrupt not yet taken is raised again
 
 
 def max_syntax_depth() -> int:
@@ -52,19 +54,29 @@ def _leave() -> None:
             sys.setrecursionlimit(_saved_limit)
 
 
-def call_with_deep_stack(function: Callable[[], T]) -> T:
-    """`function()` computed on a thread with a 4 GiB stack; its exception is re-raised here."""
+def call_with_deep_stack(function: Callable[[], T], interruptible: bool = False) -> T:
+    """`function()` computed on a thread with a 4 GiB stack; its exception is re-raised here.
+    Ctrl-C (`KeyboardInterrupt`, which Python raises in the main thread) ends the process,
+    unless `interruptible`: then it is raised in the computation instead, as soon as it runs
+    Python code (the interpreters do; a compiled stage runs to its end first), so the toplevel
+    can interrupt a phrase and go on."""
     if getattr(_local, "deep", False):
         return function()
     result: list[T] = []
     failure: list[BaseException] = []
+    finished = threading.Event()
 
     def body() -> None:
         _local.deep = True
         try:
-            result.append(function())
-        except BaseException as error:  # noqa: BLE001 - handed on to the calling thread
-            failure.append(error)
+            try:
+                result.append(function())
+            except BaseException as error:  # noqa: BLE001 - handed on to the calling thread
+                failure.append(error)
+            finally:
+                finished.set()
+        except KeyboardInterrupt:  # an interrupt sent again as the computation ended
+            pass
 
     _enter()
     try:
@@ -76,9 +88,28 @@ def call_with_deep_stack(function: Callable[[], T]) -> T:
                 thread.start()
             finally:
                 threading.stack_size(0)
-        thread.join()
+        _wait(thread, finished, interruptible)
     finally:
         _leave()
     if failure:
         raise failure[0]
     return result[0]
+
+
+def _wait(thread: threading.Thread, finished: threading.Event, interruptible: bool) -> None:
+    """Until `thread` has finished. An Event, not `thread.join()`: a join that Ctrl-C
+    interrupted may return at once when called again, with the thread still running. An
+    interrupt is sent again until the computation ends: one raised where Python cannot raise
+    it (a weakref callback of the collector) is lost."""
+    interrupted = False
+    while True:
+        try:
+            if finished.wait(RESEND_SECONDS if interrupted else None):
+                thread.join()
+                return
+        except KeyboardInterrupt:
+            if not interruptible or thread.ident is None:
+                raise
+            interrupted = True
+        if interrupted and not finished.is_set():
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))

@@ -46,7 +46,7 @@ from cpsc.repl.show import (
 )
 from cpsc.repl.toplevel import Toplevel
 from cpsc.syntax import ast
-from cpsc.syntax.diagnostics import CompileError, SourceFiles, render
+from cpsc.syntax.diagnostics import CompileError, SourceFiles, render, terminal_text
 from cpsc.syntax.parser import parse_module
 from cpsc.syntax.values import Outcome
 from cpsc.types.infer import Typing, infer_module
@@ -569,6 +569,7 @@ def outcome_text(outcome: Outcome) -> str:
     """What a phrase printed, then how it ended if not normally, as OCaml's toplevel says it.
     Its stderr comes first when it ends normally: the toplevel's stdout is buffered until the
     end of the phrase, its stderr is not."""
+    outcome = Outcome(terminal_text(outcome.stdout), terminal_text(outcome.stderr), outcome.status)
     text = outcome.stdout
     if outcome.status == 0:
         return outcome.stderr + text

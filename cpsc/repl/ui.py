@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator
 
+from cpsc.deep_stack import call_with_deep_stack
 from cpsc.repl.commands import COMMANDS, Quit, execute
 from cpsc.repl.session import Session, SessionError
 
@@ -20,10 +21,20 @@ def _complete_end(text: str) -> bool:
     return text.rstrip().endswith(";;")
 
 
+CANCELLED = "\x03"  # what the terminal's lines give for Ctrl-C at the prompt
+
+
 def _inputs(read: Iterator[str]) -> Iterator[str]:
-    """Whole inputs (a `:command` line, or the lines of a phrase up to `;;`) from lines."""
+    """Whole inputs (a `:command` line, or the lines of a phrase up to `;;`) from lines, as
+    the bytes a source file holds (UTF-8, read as latin-1: FL strings are bytes); a Ctrl-C at
+    the prompt drops the phrase typed so far (and is passed on)."""
     pending: list[str] = []
-    for line in read:
+    for typed in read:
+        line = typed.encode("utf-8", "surrogateescape").decode("latin-1")
+        if line == CANCELLED:
+            pending = []
+            yield CANCELLED
+            continue
         if not pending and line.strip().startswith(":"):
             yield line
             continue
@@ -37,8 +48,19 @@ def _inputs(read: Iterator[str]) -> Iterator[str]:
         yield "\n".join(pending)
 
 
+INTERRUPTED = "Interrupted.\n"
+
+
 def respond(session: Session, text: str) -> str:
-    """What the toplevel prints for one input; raises `Quit`."""
+    """What the toplevel prints for one input, computed on a deep stack where Ctrl-C
+    interrupts it (`Interrupted.`, as OCaml's toplevel says); raises `Quit`."""
+    try:
+        return call_with_deep_stack(lambda: _respond(session, text), interruptible=True)
+    except KeyboardInterrupt:
+        return INTERRUPTED
+
+
+def _respond(session: Session, text: str) -> str:
     try:
         if text.strip().startswith(":"):
             return execute(session, text)
@@ -48,6 +70,10 @@ def respond(session: Session, text: str) -> str:
         return message if message.endswith("\n") else message + "\n"
     except RecursionError:
         return "error: this input is nested too deeply for the toplevel (cpsc build gives its location)\n"
+    except (Quit, KeyboardInterrupt):
+        raise
+    except Exception as error:  # noqa: BLE001 - a bug in cpsc must not end the session
+        return f"internal error: {type(error).__name__}: {error}\n(a bug in cpsc; the session goes on)\n"
 
 
 def _completer(session: Session):  # type: ignore[no-untyped-def]
@@ -106,6 +132,7 @@ def _terminal_lines(session: Session) -> Iterator[str]:
             line = prompt.prompt("  " if continuing else "# ")
         except KeyboardInterrupt:
             continuing = False
+            yield CANCELLED
             continue
         except EOFError:
             return
@@ -119,7 +146,14 @@ def _plain_lines() -> Iterator[str]:
         yield line.rstrip("\n")
 
 
+def _quiet_interrupts(unraisable: sys.UnraisableHookArgs) -> None:
+    """Ctrl-C raised where Python cannot raise it (`deep_stack` sends it again): no report."""
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+
+
 def main() -> int:
+    sys.unraisablehook = _quiet_interrupts
     session = Session()
     interactive = sys.stdin.isatty()
     if interactive:
@@ -127,8 +161,10 @@ def main() -> int:
     lines = _terminal_lines(session) if interactive else _plain_lines()
     for text in _inputs(lines):
         try:
-            sys.stdout.write(respond(session, text))
+            sys.stdout.write(INTERRUPTED if text == CANCELLED else respond(session, text))
         except Quit:
             break
+        except KeyboardInterrupt:  # between two phrases
+            sys.stdout.write(INTERRUPTED)
         sys.stdout.flush()
     return 0

@@ -66,16 +66,17 @@ def render(error: CompileError, sources: SourceFiles, severity: str = "error") -
     source_line = sources.line(span.file, span.line)
     if source_line is not None:
         width = span.end_col - span.col if span.end_line == span.line else len(source_line) - span.col + 1
-        out.append(f"  {span.line:>4} | {_displayed(source_line)}")
-        out.append("       | " + " " * len(_displayed(source_line[:span.col - 1])) + "^" + "~" * max(0, width - 1))
+        out.append(f"  {span.line:>4} | {terminal_text(source_line)}")
+        out.append("       | " + " " * len(terminal_text(source_line[:span.col - 1])) + "^" + "~" * max(0, width - 1))
     out.extend(f"note: {note}" for note in error.notes)
     return "\n".join(out)
 
 
 
-def _displayed(line: str) -> str:
-    """A source line (bytes held as latin-1 text, columns counting bytes) as a terminal shows it:
-    UTF-8 read as UTF-8, so that the caret stays under the character it points at."""
+def terminal_text(line: str) -> str:
+    """Text that is bytes held as latin-1 (a source line, whose columns count bytes; what a
+    program printed) as a terminal shows it: UTF-8 read as UTF-8, so that a caret stays under
+    the character it points at."""
     try:
         return line.encode("latin-1").decode("utf-8", "replace")
     except UnicodeEncodeError:  # text that was never bytes (a REPL phrase)

@@ -5,6 +5,7 @@ planted bug in it."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -50,7 +51,7 @@ def test_a_registered_pass_is_known_to_the_command_line_and_the_repl(tmp_path):
     done = subprocess.run([sys.executable, "-m", "cpsc", "build", str(program), "--passes", "strength",
                            "--plugin", "strength", "--emit", "cps", "-o", "-"], capture_output=True, text=True,
                           env=env, check=True)
-    assert "lsl_int(r.6, 3)" in done.stdout and "mul_int(r.6, 8)" not in done.stdout
+    assert re.search(r"lsl_int\(r\.\d+, 3\)", done.stdout) and not re.search(r"mul_int\(r\.\d+, 8\)", done.stdout)
     session = cpsc.Session()
     session.phrase(SOURCE + ";;")
     assert "version 1: :pass strength" in execute(session, ":pass strength")
