@@ -108,8 +108,8 @@ def _wait(thread: threading.Thread, finished: threading.Event, interruptible: bo
                 thread.join()
                 return
         except KeyboardInterrupt:
-            if not interruptible or thread.ident is None:
+            if not interruptible:
                 raise
             interrupted = True
-        if interrupted and not finished.is_set():
+        if interrupted and not finished.is_set() and thread.ident is not None:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
