@@ -26,6 +26,15 @@ def functions(lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def tail_chain(lines: int) -> str:
+    """Small top-level functions, each tail-calling the previous one once: contify moves each
+    into the one caller of the whole chain (quadratic when it moved them callees first)."""
+    out = ["let f0 x = x + 1"]
+    out += [f"let f{i} x = if x > {i} then f{i - 1} (x - 1) else x * 2 + {i}" for i in range(1, lines - 1)]
+    out.append(f"let () = print_int (f{lines - 2} 7)")
+    return "\n".join(out) + "\n"
+
+
 def let_chain(lines: int) -> str:
     """One function whose body is a chain of `let ... in`, each using the previous value."""
     out = ["let run seed =", "  let x0 = seed in"]
@@ -107,6 +116,7 @@ def records(lines: int) -> str:
 SHAPES: dict[str, Callable[[int], str]] = {
     "toplevel_lets": toplevel_lets,
     "functions": functions,
+    "tail_chain": tail_chain,
     "let_chain": let_chain,
     "nesting": nesting,
     "ordinary": ordinary,
