@@ -24,6 +24,21 @@ RECURSION_LIMIT = 1_000_000
 # a tree deeper than this, with a located diagnostic, before any stage recurses.
 FRAMES_PER_SYNTAX_LEVEL = 4
 RESEND_SECONDS = 0.2  # how often an interrupt not yet taken is raised again
+# The interpreters (pure Python: their calls between Python functions use no C stack) recurse
+# a few frames per FL call; this many let them go as deep as native code goes on ordinary data
+# (`List.map` over a million elements: native code has 8 MiB of stack per 100,000 frames of
+# it), so that the four levels agree. Reaching it takes about 4 GB.
+INTERPRETER_RECURSION_LIMIT = 6_000_000
+
+
+def with_recursion_limit(limit: int, function: Callable[[], T]) -> T:
+    """`function()` with the recursion limit raised to `limit` (on a deep stack already)."""
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(saved, limit))
+    try:
+        return function()
+    finally:
+        sys.setrecursionlimit(saved)
 
 
 def max_syntax_depth() -> int:

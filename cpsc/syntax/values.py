@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from cpsc.deep_stack import call_with_deep_stack
+from cpsc import deep_stack
+from cpsc.deep_stack import call_with_deep_stack, with_recursion_limit
 from cpsc.syntax import builtins as b
 
 
@@ -72,7 +73,7 @@ def machine(stdin: str | None = None) -> Machine:
 
 def run_deep(function: Callable[[], Outcome]) -> Outcome:
     """Run an interpreter with a deep Python stack, so that deep FL recursion works."""
-    return call_with_deep_stack(function)
+    return call_with_deep_stack(lambda: with_recursion_limit(deep_stack.INTERPRETER_RECURSION_LIMIT, function))
 
 
 def float_op(name: str, a: float, c: float) -> float:
