@@ -125,7 +125,13 @@ _OUTSIDE_FL = re.compile(r"""
     "(?:[^"\\]|\\.)*"                                   # string literal: skipped
   | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}))'   # char literal: skipped
   | (?P<objects>\b(?:object|class|method|new|inherit|initializer|virtual|private)\b|\#(?=[a-z_]))
-  | (?P<modules>\b(?:functor|sig)\b|\bmodule\s+type\b|\(\s*(?:module|val)\b)
+  | (?P<recursive_modules>\bmodule\s+rec\b)
+  | (?P<module_type_of>\bmodule\s+type\s+of\b)
+  | (?P<first_class_modules>\(\s*(?:module|val)\b)
+  | (?P<functors>\bfunctor\b)
+  | (?P<signatures>\bsig\b|\bmodule\s+type\b)
+  | (?P<functor_applications>\bmodule\s+[A-Z][\w']*\s*=\s*[A-Z][\w'.]*\s*\(|\b[A-Z][\w']*\.Make\b)
+  | (?P<local_exceptions>\blet\s+exception\b)
   | (?P<variants>`[A-Za-z])
   | (?P<labels>(?<![~\w])~[a-z_][\w']*+(?!:)|\?[a-z_(])
   | (?P<lazy>\blazy\b)
@@ -135,7 +141,7 @@ _OUTSIDE_FL = re.compile(r"""
 # What each construct above contains (the words as words): a text without any holds none of them.
 _OUTSIDE_FL_SIGNS = ("object", "class", "method", "new", "inherit", "initializer", "virtual", "private",
                      "functor", "sig", "module", "val", "`", "~", "?", "#", "lazy", "external", "include",
-                     "constraint")
+                     "constraint", "Make", "exception")
 
 
 def _holds_outside_fl_sign(text: str) -> bool:
@@ -156,7 +162,13 @@ def _is_word_character(text: str, index: int) -> bool:
 
 _OUTSIDE_FL_MESSAGES = {
     "objects": "objects are not part of FL",
-    "modules": "functors, signatures and first-class modules are not part of FL",
+    "recursive_modules": "recursive modules (`module rec`) are not part of FL",
+    "module_type_of": "`module type of` is not part of FL",
+    "first_class_modules": "first-class modules are not part of FL",
+    "functors": "functors are not supported by cpsc yet",
+    "signatures": "signatures (`module type`, `sig ... end`) are not supported by cpsc yet",
+    "functor_applications": "functor applications (`Set.Make (M)`, `Map.Make (M)`, ...) are not supported by cpsc yet",
+    "local_exceptions": "local exceptions (`let exception E in ...`) are not supported by cpsc yet",
     "variants": "polymorphic variants are not part of FL",
     "labels": "labelled parameters, punned labels and optional arguments are not part of FL"
               " (only `~label:e` arguments to String.starts_with and String.ends_with are)",
@@ -413,6 +425,13 @@ class _ToAst:
     def exception_decl(self, keyword: Token, name: Token, *args: Any) -> ast.ExceptionDecl:
         types = tuple(a for a in args if not isinstance(a, Token))
         return ast.ExceptionDecl(str(name), types, self._span((keyword, types[-1] if types else name)))
+
+    def inline_record(self, name: Token, opening: Token) -> ast.ConstructorDecl:
+        raise CompileError(self._span((name, opening)), "inline records (`C of { ... }`) are not supported by cpsc yet")
+
+    def exception_case(self, keyword: Token) -> ast.Case:
+        raise CompileError(self._tok_span(keyword), "exception cases (`match ... with exception E -> ...`) "
+                           "are not supported by cpsc yet")
 
     def gadt_constr(self, name: Token, type_expr: ast.TypeExpr) -> ast.ConstructorDecl:
         raise CompileError(self._span((name, type_expr)), "GADTs (constructors declared with a type) are not part of FL")
