@@ -248,7 +248,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="jobs in parallel, job i with seed + i")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a mutant is a hang")
     parser.add_argument("--findings", type=Path, default=Path("fuzz-findings"))
+    parser.add_argument("--require-compiled", action="store_true",
+                        help="fail unless the compiler runs compiled (mypyc), the build users get")
     args = parser.parse_args(argv)
+    from cpsc import native
+
+    print(f"fuzz: the compiler runs {native.mode()}")
+    if args.require_compiled and native.mode() != "compiled":
+        return 1
     seed = args.seed if args.seed is not None else int(time.time())
     children = []
     for job in range(args.jobs):
