@@ -219,11 +219,19 @@ class Inferencer:
             return tuple_type([self.expand(i, params, vars) for i in body.items])
         if isinstance(body, ast.TyName):
             args = tuple(self.expand(a, params, vars) for a in body.args)
-            known = self.decls.type_names[body.name]
+            name = unqualified_type_name(body.name)
+            if name in BASE_TYPES and not args:
+                return BASE_TYPES[name]
+            known = self.decls.type_names.get(name)
+            if known is None:  # in an abbreviation of the group being declared, not yet checked
+                raise CompileError(body.span, f"Unbound type constructor {body.name}")
+            if known[1] != len(args):
+                raise CompileError(body.span, f"The type constructor {body.name} expects {known[1]} argument(s),\n"
+                                   f"       but is here applied to {len(args)} argument(s)")
             if known[0] in self.decls.abbreviations:
                 inner_params, inner = self.decls.abbreviations[known[0]]
                 return self.expand(inner, dict(zip(inner_params, args)), vars)
-            return BASE_TYPES[body.name] if body.name in BASE_TYPES and not args else TCon(known[0], args)
+            return TCon(known[0], args)
         return self.type_of_annotation(body, vars)
 
     # ---------------------------------------------------------------- type declarations
