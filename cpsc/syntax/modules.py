@@ -13,6 +13,7 @@ from typing import Any
 
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import Span
+from cpsc.syntax.printf import PRINTERS, PRINTF_MEMBERS, printf_expression
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,11 @@ class _Renamer:
             if e.name in self.members and e.name not in bound:
                 return ast.Var(f"{self.module}.{e.name}", e.span)
             return e
+        if isinstance(e, ast.App):  # `printf "..."` after `open Printf`: as `Printf.printf "..."`
+            function, argument = self.expr(e.function, bound), self.expr(e.argument, bound)
+            if isinstance(function, ast.Var) and function.name in PRINTERS and e.function is not function:
+                return printf_expression(function, argument, e.span)
+            return replace(e, function=function, argument=argument)
         if isinstance(e, ast.Fun):
             return replace(e, body=self.expr(e.body, bound | set(ast.pattern_names(e.param))))
         if isinstance(e, ast.Let):

@@ -19,6 +19,7 @@ from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
 
 PRINTERS = {"Printf.printf": "print_string", "Printf.eprintf": "prerr_string", "Printf.sprintf": None}
+PRINTF_MEMBERS = frozenset(name.partition(".")[2] for name in PRINTERS)  # for `open Printf`
 
 _CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*)(?:\.([0-9]*))?([a-zA-Z%])")
 # conversion -> the primitive that formats its argument

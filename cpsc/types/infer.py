@@ -16,6 +16,7 @@ from cpsc.syntax import ast
 from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.parser import parse_type
+from cpsc.syntax.printf import PRINTERS
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataType, DataTypes, display_name, record, substitute, variant
 from cpsc.types.types import (
@@ -489,6 +490,9 @@ class Inferencer:
         if isinstance(expr, ast.Var):
             scheme = env.get(expr.name)
             if scheme is None:
+                if expr.name in PRINTERS:
+                    raise CompileError(expr.span, f"{expr.name} is supported only applied to a literal format "
+                                       "(as a value, or with a format from elsewhere, not yet)")
                 raise CompileError(expr.span, f"Unbound value {expr.name}")
             t, instance = self.instantiate(scheme)
             if scheme.quantified:
