@@ -13,7 +13,7 @@ from typing import Any
 
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import Span
-from cpsc.syntax.printf import PRINTERS, PRINTF_MEMBERS, printf_expression
+from cpsc.syntax.printf import PRINTERS, printf_expression
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from cpsc.syntax.diagnostics import CompileError, Span, too_deep
 from cpsc.syntax.labels import Labelled, apply_labelled
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.modules import OpenDecl, module_members, open_in, open_modules
-from cpsc.syntax.printf import PRINTERS, PRINTF_MEMBERS, printf_expression
+from cpsc.syntax.printf import PRINTERS, printf_expression
 
 
 def lang_file(name: str) -> str:
@@ -938,7 +938,7 @@ def parse_module(text: str, file: str, modules: dict[str, frozenset[str]] | None
     try:
         with _parsing:  # the one builder names the file in every span it makes
             builder.file = file
-            builder.modules = {"Printf": PRINTF_MEMBERS, **(modules or {})}
+            builder.modules = dict(modules or {})
             module = parser.parse(cleaned, limit)
     except lalr.NestedTooDeep as nested:  # not `err`: compiled, a name has one type
         line, col = nested.token.line or 1, nested.token.column or 1

@@ -23,6 +23,7 @@ from cpsc.cache import cache_dir, pickle_by_constructor, source_text
 from cpsc.syntax import ast, builtins, diagnostics, modules, parser
 from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.parser import lang_file, parse_module
+from cpsc.syntax.printf import PRINTF_MEMBERS
 from cpsc.types import datatypes, infer, types
 from cpsc.types.infer import CheckedPrelude, Typing, check_prelude
 
@@ -63,6 +64,7 @@ def prelude_modules() -> dict[str, frozenset[str]]:
         module, dot, member = name.partition(".")
         if dot and module[:1].isupper():
             members.setdefault(module, set()).add(member)
+    members["Printf"] = set(PRINTF_MEMBERS)  # functions of the syntax (`cpsc.syntax.printf`)
     return {module: frozenset(ms) for module, ms in members.items()}
 
 
