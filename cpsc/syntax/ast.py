@@ -501,14 +501,21 @@ def split_recursive_values(bindings: tuple[Binding, ...]) -> tuple[tuple[Binding
 
 def _constructive(expr: Expr, group: set[str]) -> bool:
     """OCaml's rule for a `let rec` value: it uses the group's names only as parts of data
-    it builds (`[f; g]`, `Some f`), never calling them (`g 1`)."""
-    if not group & mentioned_names([expr]) or isinstance(expr, (Var, Fun)):
-        return True
-    if isinstance(expr, (Tuple, Construct)):
-        return all(_constructive(item, group) for item in (expr.items if isinstance(expr, Tuple) else expr.args))
-    if isinstance(expr, Record):
-        return expr.base is None and all(_constructive(value, group) for _, value in expr.fields)
-    return isinstance(expr, Annot) and _constructive(expr.expr, group)
+    it builds (`[f; g]`, `Some f`), never calling them (`g 1`). Each node is looked at once."""
+    stack: list[Expr] = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, (Var, Fun, Const)):
+            continue
+        if isinstance(e, (Tuple, Construct)):
+            stack.extend(e.items if isinstance(e, Tuple) else e.args)
+        elif isinstance(e, Record) and e.base is None:
+            stack.extend(value for _, value in e.fields)
+        elif isinstance(e, Annot):
+            stack.append(e.expr)
+        elif group & mentioned_names([e]):
+            return False
+    return True
 
 
 def bound_by_match(binding: Binding) -> Binding:
