@@ -79,9 +79,9 @@ class Converter:
         self.comparisons: dict[tuple[TCon, bool], str] = {}
         self.names = NameSupply()
         self.functions: dict[str, ir.Function] = {}
-        # each function's parent, known before its body is converted: in `let rec f () = g and
-        # g a b = ...`, f's body makes g's curried wrappers before g is defined
-        self.parents: dict[str, str | None] = {}
+        # the parents of a `let rec` group's functions, known before their bodies are converted:
+        # in `let rec f () = g and g a b = ...`, f's body makes g's wrappers before g is defined
+        self.group_parents: dict[str, str | None] = {}
         self.conts: dict[str, ir.Cont] = {}
         self.block: _Block | None = None
         self.wrappers: dict[str, Known] = {}
@@ -124,7 +124,6 @@ class Converter:
             params.append(var)
             binds.append((pattern, var))
         entry = self.names.fresh(known.function + ".entry")
-        self.parents[known.function] = parent
         self.functions[known.function] = ir.Function(known.function, tuple(params), known.result, entry, parent,
                                                      noinline)
         saved = self.suspended()
@@ -160,7 +159,8 @@ class Converter:
         """Unary wrappers `f.curry1(x1) = closure f.curry2`, ..., `f.curryN(xN) = f(x1..xN)`."""
         if known.function in self.wrappers:
             return self.wrappers[known.function]
-        parent = self.parents[known.function]
+        defined = self.functions.get(known.function)
+        parent = defined.parent if defined is not None else self.group_parents[known.function]
         saved = self.suspended()
         args: list[ir.Operand] = []
         first: Known | None = None
@@ -173,7 +173,6 @@ class Converter:
             result = rest.curried_type
             entry = self.names.fresh(names[i] + ".entry")
             self.functions[names[i]] = ir.Function(names[i], (x,), result, entry, parent)
-            self.parents[names[i]] = parent
             self.start(entry, (), names[i])
             if i + 1 < count:
                 clo = self.emit("closure", result, ir.MakeClosure(names[i + 1]))
@@ -199,7 +198,6 @@ class Converter:
         xs = tuple(ir.Var(self.names.fresh(f"x{i + 1}"), p) for i, p in enumerate(params))
         entry = self.names.fresh(known.function + ".entry")
         self.functions[known.function] = ir.Function(known.function, xs, result, entry, None)
-        self.parents[known.function] = None
         saved = self.suspended()
         self.start(entry, (), known.function)
         value = self.primitive(name, list(params), list(xs), result)
@@ -328,7 +326,7 @@ class Converter:
         if expr.is_rec:
             for name, _, known in functions:
                 env.bind(name, known)
-                self.parents[known.function] = self.current_function
+                self.group_parents[known.function] = self.current_function
         for _, fun, known in functions:
             self.define(known, fun, env, self.current_function)
         values = [(b, value_of(b.value, env)) for b in expr.bindings if not isinstance(b.value, ast.Fun)

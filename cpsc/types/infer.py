@@ -194,9 +194,13 @@ class Inferencer:
             return arrow(self.type_of_annotation(texpr.param, vars), self.type_of_annotation(texpr.result, vars))
         if isinstance(texpr, ast.TyTuple):
             return tuple_type([self.type_of_annotation(i, vars) for i in texpr.items])
-        args = [self.type_of_annotation(a, vars) for a in texpr.args]
+        return self.named_type(texpr, [self.type_of_annotation(a, vars) for a in texpr.args], vars)
+
+    def named_type(self, texpr: ast.TyName, args: list[Type], vars: dict[str, TVar]) -> Type:
+        """The type `texpr` names, applied to `args`: a base type, a data type, or an
+        abbreviation expanded (one of the group being declared too, not yet checked itself)."""
         name = unqualified_type_name(texpr.name)
-        if name in BASE_TYPES and not texpr.args:
+        if name in BASE_TYPES and not args:
             return BASE_TYPES[name]
         known = self.decls.type_names.get(name)
         if known is None:
@@ -219,20 +223,7 @@ class Inferencer:
         if isinstance(body, ast.TyTuple):
             return tuple_type([self.expand(i, params, vars) for i in body.items])
         if isinstance(body, ast.TyName):
-            args = tuple(self.expand(a, params, vars) for a in body.args)
-            name = unqualified_type_name(body.name)
-            if name in BASE_TYPES and not args:
-                return BASE_TYPES[name]
-            known = self.decls.type_names.get(name)
-            if known is None:  # in an abbreviation of the group being declared, not yet checked
-                raise CompileError(body.span, f"Unbound type constructor {body.name}")
-            if known[1] != len(args):
-                raise CompileError(body.span, f"The type constructor {body.name} expects {known[1]} argument(s),\n"
-                                   f"       but is here applied to {len(args)} argument(s)")
-            if known[0] in self.decls.abbreviations:
-                inner_params, inner = self.decls.abbreviations[known[0]]
-                return self.expand(inner, dict(zip(inner_params, args)), vars)
-            return TCon(known[0], args)
+            return self.named_type(body, [self.expand(a, params, vars) for a in body.args], vars)
         return self.type_of_annotation(body, vars)
 
     # ---------------------------------------------------------------- type declarations
