@@ -23,7 +23,7 @@ from setuptools.command.build_ext import build_ext
 # code never raises (it recurses on the C stack unchecked), and which the REPL subclasses.
 INTERPRETED = {"cpsc/__init__.py", "cpsc/__main__.py", "cpsc/native.py", "cpsc/dataclass_cache.py",
                "cpsc/cache.py", "cpsc/deep_stack.py", "cpsc/api.py", "cpsc/cps/parser.py",
-               "cpsc/syntax/builtins.py", "cpsc/syntax/values.py", "cpsc/llvm/jit.py",
+               "cpsc/semantics/builtins.py", "cpsc/semantics/values.py", "cpsc/llvm/jit.py",
                "cpsc/syntax/interp.py", "cpsc/cps/interp.py", "cpsc/ssa/interp.py"}
 INTERPRETED_PACKAGES = ("cpsc/cli/", "cpsc/repl/", "cpsc/testing/")
 

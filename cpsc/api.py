@@ -20,16 +20,16 @@ from collections import Counter
 from dataclasses import dataclass
 
 from cpsc import driver
-from cpsc.cps import ir
 from cpsc.cps.printer import print_function, print_program
+from cpsc.cps.program import Program as CpsProgram
 from cpsc.cps.verify import verify
 from cpsc.opt.context import PassContext
 from cpsc.opt.inline import call_sites, inline_call_site
 from cpsc.opt.pipeline import LEVELS, PASSES, register_pass, run_pipeline
 from cpsc.opt.substitute import CallSite
+from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 from cpsc.syntax.parser import parse_module
-from cpsc.syntax.values import Outcome
 from cpsc.types.infer import infer_module
 from cpsc.types.prelude import checked_prelude, prelude_modules
 from cpsc.types.types import show
@@ -64,7 +64,7 @@ def compile(text: str, file: str = "program.fl") -> Program:  # noqa: A001 - the
 class Program:
     """One version of a program's CPS IR."""
 
-    cps: ir.Program
+    cps: CpsProgram
 
     @property
     def functions(self) -> list[str]:

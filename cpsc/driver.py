@@ -13,8 +13,7 @@ import time
 from collections.abc import Callable
 
 from cpsc.closure.convert import closure_convert
-from cpsc.cps import ir as cps_ir
-from cpsc.cps.convert import cps_convert
+from cpsc.cps.program import Program
 from cpsc.llvm.backend import ForkedCompile, compile_timed, emit_object, link, optimize
 from cpsc.llvm.lower import functions_that_may_raise, lower_module, lower_part
 from cpsc.llvm.partition import part_count, partition
@@ -28,6 +27,7 @@ from cpsc.stages import Stages
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import SourceFiles
 from cpsc.syntax.parser import parse_module
+from cpsc.to_cps.convert import cps_convert
 from cpsc.types.infer import infer_module
 from cpsc.types.prelude import PRELUDE_FILE, checked_prelude, prelude_modules, prelude_text
 
@@ -58,21 +58,21 @@ def front_end(text: str, file: str, sources: SourceFiles | None = None,
         return monomorphise(module, typing, datatypes)
 
 
-def to_cps(program: ast.Program, stages: Stages | None = None) -> cps_ir.Program:
+def to_cps(program: ast.Program, stages: Stages | None = None) -> Program:
     with (stages or Stages()).stage("cps"):
         return cps_convert(program)
 
 
-def optimise(program: cps_ir.Program, passes: list[str], verify_each: bool = False,
-             after_each: Callable[[str, cps_ir.Program], None] | None = None,
+def optimise(program: Program, passes: list[str], verify_each: bool = False,
+             after_each: Callable[[str, Program], None] | None = None,
              stages: Stages | None = None,
-             context: PassContext | None = None) -> tuple[cps_ir.Program, list[PassReport]]:
+             context: PassContext | None = None) -> tuple[Program, list[PassReport]]:
     """Run passes by name; with `verify_each` the verifier checks every intermediate program;
     `context` sets the level and the fuel and collects remarks."""
 
     from cpsc.cps.verify import verify  # only with verify_each; a plain build skips the import
 
-    def after(name: str, p: cps_ir.Program) -> None:
+    def after(name: str, p: Program) -> None:
         if verify_each:
             verify(p)
         if after_each is not None:
@@ -84,7 +84,7 @@ def optimise(program: cps_ir.Program, passes: list[str], verify_each: bool = Fal
         return run_pipeline(program, passes, after, context)
 
 
-def to_ssa_module(program: cps_ir.Program, verify_each: bool = False,
+def to_ssa_module(program: Program, verify_each: bool = False,
                   stages: Stages | None = None) -> ssa_ir.Module:
     stages = stages or Stages()
     with stages.stage("closure"):

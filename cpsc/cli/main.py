@@ -26,7 +26,7 @@ from cpsc.syntax.diagnostics import CompileError, SourceFiles, Span, render, too
 from cpsc.syntax.parser import parse_module
 
 if TYPE_CHECKING:
-    from cpsc.syntax.values import Outcome
+    from cpsc.semantics.values import Outcome
 
 EMITS = ("cps", "dot", "ssa", "llvm", "asm", "obj", "exe")
 
@@ -142,7 +142,8 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
         from cpsc.opt.bisect import bisect
 
         text = Path(args.file).read_text(encoding="latin-1")
-        return bisect(driver.front_end(text, args.file, sources, stages), _passes(args), args.opt, sys.stdout)
+        typed = driver.front_end(text, args.file, sources, stages)
+        return bisect(driver.to_cps(typed, stages), _passes(args), args.opt, sys.stdout)
     program, cps = _compile_cps(args, sources, stages)
     if args.command == "interp":
         return _interpret(args, program, cps, stages)
@@ -196,8 +197,8 @@ def _too_deep(file: str) -> CompileError:
 
 def _interpret(args: argparse.Namespace, program: object, cps: object, stages: Stages) -> int:
     from cpsc.cps.interp import COUNTED, run_cps
+    from cpsc.semantics import builtins
     from cpsc.ssa.interp import run_ssa
-    from cpsc.syntax import builtins
     from cpsc.syntax.interp import run_ast
 
     builtins.PROGRAM_ARGUMENTS[:] = [args.file, *args.arguments]  # Sys.argv, as `ocaml prog.fl ...` gives it

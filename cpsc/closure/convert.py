@@ -21,6 +21,7 @@ from pyrsistent import pmap
 from cpsc.cps import ir
 from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
+from cpsc.cps.program import Program
 from cpsc.cps.rewrite import rename_cont, split_cont
 from cpsc.types.types import UNIT
 
@@ -40,7 +41,7 @@ class _Facts:
     return_labels: set[str]  # the labels the split of callc gives its return points
 
     @staticmethod
-    def of(program: ir.Program) -> _Facts:
+    def of(program: Program) -> _Facts:
         by_function: dict[str, list[ir.Cont]] = {name: [] for name in program.function_table}
         for cont in program.cont_table.values():
             by_function[cont.function].append(cont)
@@ -80,7 +81,7 @@ class _Facts:
                 found[name] = defined[name]
         return found
 
-    def names_taken(self, program: ir.Program) -> set[str]:
+    def names_taken(self, program: Program) -> set[str]:
         taken = set(program.function_table)
         taken.update(program.cont_table, self.return_labels)
         for defined in self.defined.values():
@@ -88,7 +89,7 @@ class _Facts:
         return taken
 
 
-def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset(),
+def free_variables(program: Program, globals_: frozenset[str] = frozenset(),
                    facts: _Facts | None = None) -> dict[str, list[ir.Var]]:
     """Each function's free variables (transitively through the functions it references),
     leaving out `globals_` (main's variables that other functions load instead).
@@ -119,7 +120,7 @@ def free_variables(program: ir.Program, globals_: frozenset[str] = frozenset(),
     return {name: sorted((variables[v] for v in vs), key=lambda v: v.name) for name, vs in free.items()}
 
 
-def shared_globals(program: ir.Program, facts: _Facts) -> dict[str, ir.Var]:
+def shared_globals(program: Program, facts: _Facts) -> dict[str, ir.Var]:
     """Main's variables used by other functions: they become globals. (Lifted as parameters,
     they would be passed down every chain of calls: n top-level values used by a chain of n
     functions made parameter lists of length n, quadratic code in all.)"""
@@ -129,7 +130,7 @@ def shared_globals(program: ir.Program, facts: _Facts) -> dict[str, ir.Var]:
     return {name: main_defined[name] for name in sorted(used.intersection(main_defined) - main_params)}
 
 
-def closure_convert(program: ir.Program) -> ir.Program:
+def closure_convert(program: Program) -> Program:
     facts = _Facts.of(program)
     shared = shared_globals(program, facts)
     fvs = free_variables(program, frozenset(shared), facts)
@@ -153,7 +154,7 @@ def closure_convert(program: ir.Program) -> ir.Program:
     for g, code in code_names.items():
         _add_code_wrapper(program.function_table[g], code, fvs[g], names, functions, conts)
     globals_ = pmap({name: v.type for name, v in shared.items()})
-    return ir.Program.of_tables(functions, conts, program.main, True, globals_)
+    return Program.of_tables(functions, conts, program.main, True, globals_)
 
 
 def _load_globals(free: set[str], shared: dict[str, ir.Var], names: NameSupply,

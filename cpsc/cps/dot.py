@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from cpsc.cps import ir
 from cpsc.cps.printer import function_order, functions_in_order, show_terminator, show_type, show_value
+from cpsc.cps.program import Program
 
 
 def _quote(text: str) -> str:
@@ -52,7 +53,7 @@ def _edges(cont: ir.Cont) -> list[str]:
     return edges
 
 
-def _body(program: ir.Program, name: str) -> list[str]:
+def _body(program: Program, name: str) -> list[str]:
     lines = []
     for label in function_order(program, name):
         lines.append(_node(program.conts[label]))
@@ -61,7 +62,7 @@ def _body(program: ir.Program, name: str) -> list[str]:
     return lines
 
 
-def function_dot(program: ir.Program, name: str) -> str:
+def function_dot(program: Program, name: str) -> str:
     """One function's CFG as a `digraph`."""
     f = program.functions[name]
     params = ", ".join(f"{p.name}: {show_type(p.type)}" for p in f.params)
@@ -71,7 +72,7 @@ def function_dot(program: ir.Program, name: str) -> str:
                       *_body(program, name), "}"]) + "\n"
 
 
-def program_dot(program: ir.Program) -> str:
+def program_dot(program: Program) -> str:
     """Every function's CFG, one cluster per function, in one `digraph`."""
     lines = ["digraph program {", "  node [shape=record, fontname=monospace, fontsize=10];"]
     for index, name in enumerate(functions_in_order(program)):

@@ -13,8 +13,9 @@ from typing import Any
 
 from cpsc.cps import ir
 from cpsc.cps.primops import evaluate
-from cpsc.syntax.builtins import FlRaise
-from cpsc.syntax.values import Machine, Outcome, machine, run_deep
+from cpsc.cps.program import Program
+from cpsc.semantics.builtins import FlRaise
+from cpsc.semantics.values import Machine, Outcome, machine, run_deep
 
 
 class Frame:
@@ -62,7 +63,7 @@ COUNTED = ("values", "calls", "closure calls", "allocations", "jumps")
 
 
 class CpsInterpreter:
-    def __init__(self, program: ir.Program, counts: Counter[str] | None = None) -> None:
+    def __init__(self, program: Program, counts: Counter[str] | None = None) -> None:
         self.program = program
         self.machine = Machine()
         self.globals: dict[str, Any] = {}
@@ -231,7 +232,7 @@ def switch_target(term: ir.Switch, value: int) -> str:
     return next((label for case, label in term.cases if case == value), term.default)
 
 
-def run_cps(program: ir.Program, stdin: str | None = None, counts: Counter[str] | None = None) -> Outcome:
+def run_cps(program: Program, stdin: str | None = None, counts: Counter[str] | None = None) -> Outcome:
     """Run `program`; with `counts`, add its dynamic work to them (`COUNTED`)."""
     interpreter = CpsInterpreter(program, counts)
     interpreter.machine = machine(stdin)

@@ -11,14 +11,10 @@ functions and from labels to continuations; scope is dominance, checked by the v
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from pyrsistent import PMap, pmap
-
-from cpsc.cps.dominance import reverse_postorder
 from cpsc.types.types import TCon
 
 Type = TCon
@@ -331,177 +327,6 @@ class Function:
     noinline: bool = False
 
 
-class Program:
-    """The functions and continuations, by name and label, as persistent maps; `main`;
-    `closed` after closure conversion (no free variables, captures explicit); and `globals`
-    after closure conversion: main's variables that other functions use, by name and type.
-    Main stores each once it is defined and the others load it, rather than receiving it as a
-    parameter from every caller (which made parameter lists grow with the program).
-
-    A program is a value (equal programs compare equal), never changed once made. A version
-    made by `with_conts` keeps its changes and makes its persistent maps only when they are
-    asked for: the passes look labels up in `cont_table` and `function_table`, and a pass that
-    rewrites the program step by step (contify, the inliner) would otherwise pay for one
-    update of the persistent maps per step."""
-
-    def __init__(self, functions: PMap[str, Function], conts: PMap[str, Cont], main: str,
-                 closed: bool = False, globals: PMap[str, Type] | None = None) -> None:
-        self._functions: PMap[str, Function] | None = functions
-        self._conts: PMap[str, Cont] | None = conts
-        self.main = main
-        self.closed = closed
-        self.globals: PMap[str, Type] = pmap() if globals is None else globals
-        # A version whose maps are not made yet: its predecessor and the changes from it.
-        # (Freeing a long chain of them does not recurse deep: mypyc's dealloc, as CPython's,
-        # goes through the trashcan.)
-        self._base: Program | None = None
-        self._delta: _Delta | None = None
-        # The continuations and the functions as plain dicts, made on first use (`cont_table`).
-        self._table: dict[str, Cont] | None = None
-        self._function_table: dict[str, Function] | None = None
-        # A program made by `of_tables`: its functions and continuations, until its maps are made.
-        self._seed: tuple[dict[str, Function], dict[str, Cont]] | None = None
-
-    @staticmethod
-    def of_tables(functions: dict[str, Function], conts: dict[str, Cont], main: str,
-                  closed: bool = False, globals: PMap[str, Type] | None = None) -> Program:
-        """A program of these functions and continuations, whose persistent maps are made only
-        when asked for: a pass that works on a part of a program at a time (simplify) makes one
-        program per part, and asks only for its tables."""
-        program = Program(None, None, main, closed, globals)  # type: ignore[arg-type]
-        program._seed = (functions, conts)
-        program._table, program._function_table = dict(conts), dict(functions)
-        return program
-
-    @property
-    def functions(self) -> PMap[str, Function]:
-        return self._maps()[0]
-
-    @property
-    def conts(self) -> PMap[str, Cont]:
-        return self._maps()[1]
-
-    def _maps(self) -> tuple[PMap[str, Function], PMap[str, Cont]]:
-        if self._conts is None:
-            self._make_maps()
-        assert self._functions is not None and self._conts is not None
-        return self._functions, self._conts
-
-    def _make_maps(self) -> None:
-        """The persistent maps of a version from `with_conts`: its first predecessor that has
-        them, with every change since made in one evolver each (no recursion: chains are long)."""
-        deltas: list[_Delta] = []
-        version: Program = self
-        while version._conts is None and version._seed is None:
-            assert version._base is not None and version._delta is not None
-            deltas.append(version._delta)
-            version = version._base
-        if version._seed is not None:
-            seed_functions, seed_conts = version._seed
-            version._functions, version._conts, version._seed = pmap(seed_functions), pmap(seed_conts), None
-        assert version._conts is not None and version._functions is not None
-        conts, functions = version._conts.evolver(), version._functions.evolver()
-        for delta in reversed(deltas):
-            _apply(conts, delta.conts, delta.removed)
-            _apply(functions, delta.functions, delta.removed_functions)
-        self._conts, self._functions = conts.persistent(), functions.persistent()
-        self._base = self._delta = None
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self.functions, self.conts, self.main, self.closed, self.globals)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Program) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (f"Program(functions={self.functions!r}, conts={self.conts!r}, main={self.main!r}, "
-                f"closed={self.closed!r}, globals={self.globals!r})")
-
-    @property
-    def cont_table(self) -> dict[str, Cont]:
-        """The continuations as a plain dict: a whole-program sweep, or a pass that looks up
-        labels one by one, goes many times faster through it than through the persistent map.
-        A version made by `with_conts` takes over its predecessor's table when nothing else
-        holds it, with the changes made: O(changes), so a pass that rewrites the program step
-        by step (the inliner, contify) pays for one table, not one per step."""
-        table = self._table
-        if table is None:
-            table = self._table = dict(self.conts.items())
-        return table
-
-    @property
-    def function_table(self) -> dict[str, Function]:
-        """The functions as a plain dict, as `cont_table`."""
-        table = self._function_table
-        if table is None:
-            table = self._function_table = dict(self.functions.items())
-        return table
-
-    def with_conts(self, changed: dict[str, Cont], removed: Iterable[str] = (),
-                   functions: dict[str, Function] | None = None, removed_functions: Iterable[str] = ()) -> Program:
-        """This program with the continuations `changed` (new or replaced) and without those
-        `removed`, and likewise with the `functions` given and without `removed_functions`.
-        Each table this program holds alone passes to the new version with the changes made."""
-        delta = _Delta(dict(changed), tuple(removed), dict(functions or {}), tuple(removed_functions))
-        if not delta.conts and not delta.removed and not delta.functions and not delta.removed_functions:
-            return self  # the same object: passes tell "nothing changed" by identity
-        program = Program(self._functions, self._conts, self.main, self.closed, self.globals)  # type: ignore[arg-type]
-        program._conts = program._functions = None
-        program._base, program._delta = self, delta
-        program._table = _handed_over(self, "_table", delta.conts, delta.removed)
-        program._function_table = _handed_over(self, "_function_table", delta.functions, delta.removed_functions)
-        return program
-
-
-@dataclass(frozen=True, slots=True)
-class _Delta:
-    """What `with_conts` changed: continuations and functions new or replaced, and removed."""
-
-    conts: dict[str, Cont]
-    removed: tuple[str, ...]
-    functions: dict[str, Function]
-    removed_functions: tuple[str, ...]
-
-
-def _apply(evolver: Any, changed: dict[str, Any], removed: tuple[str, ...]) -> None:
-    for name, value in changed.items():
-        evolver[name] = value
-    for name in removed:
-        if name in evolver:
-            del evolver[name]
-
-
-def _handed_over(program: Program, table_name: str, changed: dict[str, Any], removed: tuple[str, ...]) -> Any:
-    """The program's table `table_name` with the changes made, if only the program holds it
-    (then no one can see it change hands; the program makes a new one if asked again)."""
-    if getattr(program, table_name) is None or _references(program, table_name) > _SOLE_HOLDER:
-        return None
-    table = getattr(program, table_name)
-    setattr(program, table_name, None)
-    table.update(changed)
-    for name in removed:
-        table.pop(name, None)
-    return table
-
-
-def _references(program: Program, table_name: str) -> int:
-    return sys.getrefcount(getattr(program, table_name))
-
-
-def _sole_holder_references() -> int:
-    """What `_references` says of a table only its program holds: measured, because compiled
-    (mypyc) and interpreted code count their own references differently."""
-    program = Program(pmap(), pmap(), "main")
-    program._table = {}
-    return _references(program, "_table")
-
-
-_SOLE_HOLDER = _sole_holder_references()
-
-
 # ---------------------------------------------------------------------- queries
 
 
@@ -560,39 +385,6 @@ def _successors(cont: Cont) -> list[str]:
     elif isinstance(term, Switch):
         out.extend(term.labels)
     return out
-
-
-# The last order found for each function (by name): its labels and their continuations. It is
-# still the order while the same continuation objects stand under those labels (continuations
-# are immutable, so their successors are the same, and every successor was one of them): a
-# sweep of every function's order redoes only the functions changed since the last sweep.
-_ORDERS: dict[str, tuple[list[str], list[Cont]]] = {}
-
-
-def function_conts(program: Program, function: str, conts: Mapping[str, Cont] | None = None) -> list[str]:
-    """The continuations of `function` reachable from its entry, in reverse postorder
-    (looked up in `conts`, by default the program's own)."""
-    table = program.cont_table if conts is None else conts
-    entry = program.function_table[function].entry
-    known = _ORDERS.get(function)
-    if known is not None and known[0][0] == entry:
-        labels, seen = known
-        get = table.get
-        if all(get(label) is cont for label, cont in zip(labels, seen)):
-            return list(labels)
-    complete = True
-
-    def successors_of(label: str) -> list[str]:
-        nonlocal complete
-        every = table[label].successor_labels
-        found = [s for s in every if s in table]
-        complete = complete and len(found) == len(every)
-        return found
-
-    labels = reverse_postorder(entry, successors_of)
-    if complete:  # with a successor missing, its later arrival would change the order unseen
-        _ORDERS[function] = (labels, [table[label] for label in labels])
-    return list(labels)
 
 
 def uses_of_value(value: Value) -> list[str]:

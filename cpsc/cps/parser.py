@@ -10,8 +10,9 @@ from lark import Lark, Token, Transformer
 from pyrsistent import pmap
 
 from cpsc.cps import ir
-from cpsc.syntax.builtins import ExceptionId
-from cpsc.syntax.parser import lang_file
+from cpsc.cps.program import Program
+from cpsc.lang_files import lang_file
+from cpsc.semantics.builtins import ExceptionId
 from cpsc.types.types import BASE_TYPES, BOOL, CHAR, EXNID, FLOAT, INT, STRING, UNIT, TCon
 
 
@@ -250,7 +251,7 @@ class Resolver:
         return ir.TailApply(self.operand(t[1]), self.operands(t[2]), t[3])
 
 
-def parse_program(text: str) -> ir.Program:
+def parse_program(text: str) -> Program:
     """Parse IR text; variable operands get the type of their (unique) binding."""
     main, closed, globals_, functions = _Build().transform(_parser().parse(text))
     types: dict[str, TCon] = {}
@@ -275,4 +276,4 @@ def parse_program(text: str) -> ir.Program:
         for c in cs:
             bindings = tuple(ir.Binding(var, resolve.value(v)) for var, v in c["bindings"])
             all_conts[c["label"]] = ir.Cont(c["label"], f.name, c["params"], bindings, terminator(c["terminator"]))
-    return ir.Program(pmap(fns), pmap(all_conts), main, closed, pmap(globals_))
+    return Program(pmap(fns), pmap(all_conts), main, closed, pmap(globals_))

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cpsc.syntax import builtins
-from cpsc.syntax.values import binary, unary
+from cpsc.semantics import builtins
+from cpsc.semantics.values import binary, unary
 from cpsc.types.types import BOOL, CHAR, EXN, FLOAT, INT, STRING, UNIT, TCon
 
 
@@ -128,7 +128,7 @@ GENERIC: dict[str, GenericOp] = {op.name: op for op in [
               else "takes an array and an index and gives an element"),
     GenericOp("array_unsafe_set", False, lambda a, r: None if len(a) == 3 and _array_of(a[0]) == a[2]
               and a[1] == INT and r == UNIT else "takes an array, an index and an element"),
-    # Hashtbl.hash of a value of any type, guided by its type's descriptor (cpsc.syntax.hashing)
+    # Hashtbl.hash of a value of any type, guided by its type's descriptor (cpsc.semantics.hashing)
     GenericOp("hash", True, lambda a, r: None if len(a) == 2 and a[0] == STRING and r == INT
               else "takes a descriptor and a value and gives an int"),
     # SSA only: the exception that made control reach a handler (`cpsc.ssa.from_cps`)

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 
 from cpsc.cps import ir
+from cpsc.cps.program import Program, function_conts
 from cpsc.types.types import TCon
 
 
@@ -140,7 +141,7 @@ def print_cont(cont: ir.Cont, indent: str = "  ") -> list[str]:
     return lines
 
 
-def print_function(program: ir.Program, name: str) -> list[str]:
+def print_function(program: Program, name: str) -> list[str]:
     f = program.functions[name]
     parent = f" in {f.parent}" if f.parent else ""
     noinline = " noinline" if f.noinline else ""
@@ -151,15 +152,15 @@ def print_function(program: ir.Program, name: str) -> list[str]:
     return lines
 
 
-def function_order(program: ir.Program, name: str) -> list[str]:
+def function_order(program: Program, name: str) -> list[str]:
     """Reachable continuations in reverse postorder, then any unreachable ones by name."""
-    reachable = ir.function_conts(program, name)
+    reachable = function_conts(program, name)
     seen = set(reachable)
     rest = sorted(c.label for c in program.conts.values() if c.function == name and c.label not in seen)
     return reachable + rest
 
 
-def functions_in_order(program: ir.Program) -> list[str]:
+def functions_in_order(program: Program) -> list[str]:
     """Main first, then each function after its parent, siblings by name."""
     children: dict[str | None, list[str]] = {}
     for f in program.functions.values():
@@ -177,7 +178,7 @@ def functions_in_order(program: ir.Program) -> list[str]:
     return order
 
 
-def print_program(program: ir.Program) -> str:
+def print_program(program: Program) -> str:
     lines = [f"main {program.main}" + (" closed" if program.closed else "")]
     lines.extend(f"global {name}: {show_type(t)}" for name, t in sorted(program.globals.items()))
     for name in functions_in_order(program):

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from itertools import chain
 
 from cpsc.cps import ir
+from cpsc.cps.program import Program
 
 
 def rename_operand(o: ir.Operand, renaming: Mapping[str, ir.Operand]) -> ir.Operand:
@@ -53,7 +54,7 @@ def rename_terminator(t: ir.Terminator, renaming: Mapping[str, ir.Operand]) -> i
     return ir.TailApply(rename_operand(t.closure, renaming), _ops(t.args, renaming), t.loc)
 
 
-def rename_program(program: ir.Program, renaming: Mapping[str, ir.Operand]) -> ir.Program:
+def rename_program(program: Program, renaming: Mapping[str, ir.Operand]) -> Program:
     """Replace uses of variables program-wide (chains `a -> b -> c` resolved); only the
     continuations that use a renamed variable are rebuilt."""
     if not renaming:
@@ -91,20 +92,20 @@ def cont_definitions(cont: ir.Cont) -> list[ir.Var]:
     return list(cont.params) + [b.var for b in cont.bindings]
 
 
-def use_census(program: ir.Program) -> Counter[str]:
+def use_census(program: Program) -> Counter[str]:
     """How many times each variable is used, program-wide."""
     # One count over every continuation's uses (one C loop, not a call of `update` per continuation)
     return Counter(chain.from_iterable([cont.used_names for cont in program.cont_table.values()]))
 
 
-def label_census(program: ir.Program) -> Counter[str]:
+def label_census(program: Program) -> Counter[str]:
     """How many control transfers name each continuation label (entries count once)."""
     counts: Counter[str] = Counter(f.entry for f in program.function_table.values())
     counts.update(chain.from_iterable([cont.successor_labels for cont in program.cont_table.values()]))
     return counts
 
 
-def function_references(program: ir.Program) -> Counter[str]:
+def function_references(program: Program) -> Counter[str]:
     """How many calls, tail calls and closures name each function."""
     counts: Counter[str] = Counter([program.main])
     for cont in program.cont_table.values():
@@ -116,7 +117,7 @@ def function_references(program: ir.Program) -> Counter[str]:
     return counts
 
 
-def split_callc(program: ir.Program) -> ir.Program:
+def split_callc(program: Program) -> Program:
     """Turn `let x = callc k(a) ret r; rest` into `jump k(a)` plus a continuation `r(x) = rest`:
     the return point becomes an ordinary block whose parameter is the phi of the result."""
     changed: dict[str, ir.Cont] = {}

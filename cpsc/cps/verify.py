@@ -15,6 +15,7 @@ from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
 from cpsc.cps.primops import GENERIC, PRIMOPS, is_data, never_returns
 from cpsc.cps.printer import show_type
+from cpsc.cps.program import Program, function_conts
 from cpsc.types.types import BOOL, EXN, INT, UNIT, TCon
 
 
@@ -29,7 +30,7 @@ def _arrow(params: tuple[ir.Var, ...], result: TCon) -> TCon:
 
 
 class Verifier:
-    def __init__(self, program: ir.Program) -> None:
+    def __init__(self, program: Program) -> None:
         self.program = program
         self.defined_in: dict[str, tuple[str, str, int]] = {}  # var -> (function, label, index)
         self.returns: dict[str, tuple[str, TCon]] = {}  # callc return label -> (function, type)
@@ -83,7 +84,7 @@ class Verifier:
 
     # ---------------------------------------------------------------- scope
     def check_dominance(self, function: str) -> None:
-        labels = ir.function_conts(self.program, function)
+        labels = function_conts(self.program, function)
         preds: dict[str, list[str]] = {label: [] for label in labels}
         for label in labels:
             for s in ir.successors(self.program.conts[label]):
@@ -295,6 +296,6 @@ class Verifier:
         return UNIT
 
 
-def verify(program: ir.Program) -> None:
+def verify(program: Program) -> None:
     """Raise `VerifyError` with a message naming the place and the broken rule."""
     Verifier(program).run()

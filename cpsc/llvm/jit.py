@@ -18,7 +18,7 @@ from pathlib import Path
 import llvmlite.binding as llvm
 
 from cpsc.llvm.backend import optimize, runtime_library, target_machine
-from cpsc.syntax.values import Outcome
+from cpsc.semantics.values import Outcome
 
 
 def run_jit_in_child(llvm_ir: str, opt: int) -> Outcome:

@@ -16,8 +16,8 @@ from cpsc.cps.primops import evaluate
 from cpsc.llvm import text as ll
 from cpsc.llvm.partition import functions_named
 from cpsc.llvm.switch_table import SwitchTable, switch_tables
+from cpsc.semantics.builtins import ExceptionId
 from cpsc.ssa import ir
-from cpsc.syntax.builtins import ExceptionId
 from cpsc.types.types import TCon
 
 I64, I32, I8, I1 = ll.IntType(64), ll.IntType(32), ll.IntType(8), ll.IntType(1)

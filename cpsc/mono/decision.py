@@ -16,8 +16,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from cpsc.semantics.builtins import format_float
 from cpsc.syntax import ast
-from cpsc.syntax.builtins import format_float
 from cpsc.syntax.diagnostics import CompileError
 from cpsc.types.datatypes import DataTypes, display_name
 from cpsc.types.types import TCon

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cpsc.mono.decision import compile_match
+from cpsc.semantics.builtins import COMPARISONS
 from cpsc.syntax import ast
-from cpsc.syntax.builtins import COMPARISONS
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataTypes

@@ -10,6 +10,7 @@ from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
 from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
+from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import cont_definitions, cont_uses
 
 
@@ -17,7 +18,7 @@ class ProgramFacts:
     """Facts about one version of a program, computed on demand and cached (a pass that
     changes the program makes new facts)."""
 
-    def __init__(self, program: ir.Program) -> None:
+    def __init__(self, program: Program) -> None:
         self.program = program
         self._conts: dict[str, list[str]] | None = None
         # Each function's nested functions, as an ordered set: a move removes one from a
@@ -30,7 +31,7 @@ class ProgramFacts:
         self._sizes: dict[str, int] = {}
         self._named: dict[str, frozenset[str]] = {}
 
-    def changed(self, program: ir.Program, function: str, conts: list[ir.Cont],
+    def changed(self, program: Program, function: str, conts: list[ir.Cont],
                 functions: list[ir.Function]) -> None:
         """Follow a rewrite that changed `function`'s continuations (replacing or adding
         `conts`) and added the nested `functions`, without recomputing everything."""
@@ -83,7 +84,7 @@ class ProgramFacts:
         if self._conts is None:
             self._conts = {}
         if function not in self._conts:
-            self._conts[function] = ir.function_conts(self.program, function)
+            self._conts[function] = function_conts(self.program, function)
         return self._conts[function]
 
     def owned(self, function: str) -> list[str]:
@@ -246,7 +247,7 @@ def named_functions(cont: ir.Cont) -> list[str]:
     return out
 
 
-def name_supply(program: ir.Program) -> NameSupply:
+def name_supply(program: Program) -> NameSupply:
     """Fresh names that clash with no function, continuation, return point or variable."""
     taken: set[str] = set(program.function_table)
     taken.update(program.cont_table)
@@ -257,7 +258,7 @@ def name_supply(program: ir.Program) -> NameSupply:
     return NameSupply(taken)
 
 
-def incoming_arguments(program: ir.Program) -> dict[str, list[tuple[ir.Operand, ...]] | None]:
+def incoming_arguments(program: Program) -> dict[str, list[tuple[ir.Operand, ...]] | None]:
     """For each continuation, the argument tuples of all jumps to it (None: also a branch/entry
     target, or a handler, whose parameter an exception from a call may also give)."""
     incoming: dict[str, list[tuple[ir.Operand, ...]] | None] = {label: [] for label in program.cont_table}
@@ -297,9 +298,9 @@ class FunctionGraph:
     entry first), `preds`, `dominators` and the dominator tree (`children`). The edges are
     those of `ir.successors`: jumps, branches, switches, callc targets and call handlers."""
 
-    def __init__(self, program: ir.Program, function: str) -> None:
+    def __init__(self, program: Program, function: str) -> None:
         self.program = program
-        self.labels = ir.function_conts(program, function)
+        self.labels = function_conts(program, function)
         self.preds: dict[str, list[str]] = {label: [] for label in self.labels}
         for label in self.labels:
             for successor in ir.successors(program.cont_table[label]):

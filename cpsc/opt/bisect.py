@@ -13,24 +13,22 @@ from __future__ import annotations
 import difflib
 from typing import TextIO
 
-from cpsc.cps import ir
-from cpsc.cps.convert import cps_convert
 from cpsc.cps.interp import run_cps
 from cpsc.cps.printer import print_program
+from cpsc.cps.program import Program
 from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import run_pipeline
-from cpsc.syntax import ast
-from cpsc.syntax.values import Outcome
+from cpsc.semantics.values import Outcome
 
 UNLIMITED = 1 << 40
 
 
-def optimised_with_fuel(program: ir.Program, passes: list[str], level: int, fuel: int) -> tuple[ir.Program, PassContext]:
+def optimised_with_fuel(program: Program, passes: list[str], level: int, fuel: int) -> tuple[Program, PassContext]:
     context = PassContext(level=level, fuel=fuel)
     return run_pipeline(program, passes, context=context)[0], context
 
 
-def first_bad_rewrite(program: ir.Program, passes: list[str], level: int) -> tuple[int, int] | None:
+def first_bad_rewrite(program: Program, passes: list[str], level: int) -> tuple[int, int] | None:
     """(N, total): rewrite N is the first after which the output differs from `-O0`'s, out of
     `total` rewrites; None when the output never changes."""
     reference = run_cps(program)
@@ -52,16 +50,16 @@ def first_bad_rewrite(program: ir.Program, passes: list[str], level: int) -> tup
     return high, total
 
 
-def _outcome(program: ir.Program) -> Outcome:
+def _outcome(program: Program) -> Outcome:
     try:
         return run_cps(program)
     except Exception as error:  # noqa: BLE001 - a miscompiled program may crash the interpreter
         return Outcome("", f"interpreter failed: {error!r}", -1)
 
 
-def bisect(typed: ast.Program, passes: list[str], level: int, out: TextIO) -> int:
-    """Print the first rewrite that changes the output; status 0 if one is found, 1 if none."""
-    program = cps_convert(typed)
+def bisect(program: Program, passes: list[str], level: int, out: TextIO) -> int:
+    """Print the first rewrite that changes the output of `program` (at -O0, as CPS conversion
+    makes it); status 0 if one is found, 1 if none."""
     found = first_bad_rewrite(program, passes, level)
     if found is None:
         print("bisect: the output is the same after every rewrite", file=out)
@@ -78,9 +76,9 @@ def bisect(typed: ast.Program, passes: list[str], level: int, out: TextIO) -> in
     return 0
 
 
-def _diff(before: ir.Program, after: ir.Program) -> list[str]:
+def _diff(before: Program, after: Program) -> list[str]:
     """The functions that differ, as a unified diff of their IR."""
-    def by_function(program: ir.Program) -> dict[str, list[str]]:
+    def by_function(program: Program) -> dict[str, list[str]]:
         text = print_program(program)
         chunks: dict[str, list[str]] = {}
         current = ""

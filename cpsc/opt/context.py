@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
+from cpsc.cps.program import Program
 from cpsc.opt.analysis import name_supply
 
 
@@ -43,16 +43,16 @@ class PassContext:
     # The supply of fresh names, and the program it covers: a name it has not given out is
     # not in that program. Only that very program (by identity) may take names from it.
     names: NameSupply | None = field(default=None, repr=False, compare=False)
-    names_cover: ir.Program | None = field(default=None, repr=False, compare=False)
+    names_cover: Program | None = field(default=None, repr=False, compare=False)
 
-    def name_supply(self, program: ir.Program) -> NameSupply:
+    def name_supply(self, program: Program) -> NameSupply:
         """Fresh names for `program`: the context's supply if it covers `program`, else a new
         one, which then covers it."""
         if self.names is None or self.names_cover is not program:
             self.names, self.names_cover = name_supply(program), program
         return self.names
 
-    def passed_on(self, before: ir.Program, after: ir.Program) -> None:
+    def passed_on(self, before: Program, after: Program) -> None:
         """A pass that made names only with the supply turned `before` into `after`."""
         if self.names_cover is before:
             self.names_cover = after

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
+from cpsc.cps.program import Program
 from cpsc.opt.analysis import ProgramFacts
 from cpsc.opt.context import PassContext
 from cpsc.opt.planted import planted
@@ -48,13 +49,13 @@ class _Sites:
         self.by_callee: dict[str, dict[tuple[str, int | None], CallSite]] = defaultdict(dict)
         self.by_label: dict[str, list[CallSite]] = defaultdict(list)
 
-    def add(self, program: ir.Program, function: str, labels: list[str],
+    def add(self, program: Program, function: str, labels: list[str],
             conts: Mapping[str, ir.Cont] | None = None) -> None:
         for site in call_sites_in(program, function, labels, conts):
             self.by_callee[site.callee][(site.label, site.index)] = site
             self.by_label[site.label].append(site)
 
-    def replace(self, program: ir.Program, function: str, changed: list[str]) -> None:
+    def replace(self, program: Program, function: str, changed: list[str]) -> None:
         """Follow a rewrite that changed (or added) the continuations `changed`, now `function`'s."""
         for label in changed:
             for site in self.by_label.pop(label, []):
@@ -65,7 +66,7 @@ class _Sites:
         return list(self.by_callee.get(callee, {}).values())
 
 
-def _sites_and_closures(program: ir.Program, facts: ProgramFacts) -> tuple[_Sites, set[str]]:
+def _sites_and_closures(program: Program, facts: ProgramFacts) -> tuple[_Sites, set[str]]:
     sites = _Sites()
     closures: set[str] = set()
     conts = program.cont_table
@@ -94,7 +95,7 @@ def _plan(facts: ProgramFacts, g: str, sites: list[CallSite]) -> _Plan | None:
     return _Plan(g, caller, outer, inner)
 
 
-def _returns_to_caller(program: ir.Program, site: CallSite) -> bool:
+def _returns_to_caller(program: Program, site: CallSite) -> bool:
     """Whether the call's result is what its function returns, with nothing in between."""
     if site.index is None:
         return True
@@ -104,8 +105,8 @@ def _returns_to_caller(program: ir.Program, site: CallSite) -> bool:
             and cont.terminator == ir.Jump(ir.Ret(site.function), (call.var,)))
 
 
-def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: ProgramFacts,
-             sites: _Sites) -> ir.Program:
+def _contify(program: Program, plan: _Plan, names: NameSupply, facts: ProgramFacts,
+             sites: _Sites) -> Program:
     g = program.function_table[plan.function]
     head = names.fresh(f"{g.name}.head")
     point: ReturnPoint | None = None
@@ -143,7 +144,7 @@ def _contify(program: ir.Program, plan: _Plan, names: NameSupply, facts: Program
     return program
 
 
-def _callers_first(program: ir.Program, facts: ProgramFacts) -> list[str]:
+def _callers_first(program: Program, facts: ProgramFacts) -> list[str]:
     """The functions in the order a walk of the call graph from main first meets them (the
     others after, by name). Contified in this order, a function moves into a caller that is
     done growing from above: in a chain `f1` tail-calling `f0`, `f2` calling `f1`, ..., each
@@ -163,7 +164,7 @@ def _callers_first(program: ir.Program, facts: ProgramFacts) -> list[str]:
     return list(order)
 
 
-def contify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+def contify_with_stats(program: Program, context: PassContext | None = None) -> tuple[Program, Stats]:
     context = context if context is not None else PassContext()
     stats: Stats = Counter()
     names = context.name_supply(program)  # one supply for every round: it remembers what it gave out
@@ -192,6 +193,6 @@ def contify_with_stats(program: ir.Program, context: PassContext | None = None) 
     return program, stats
 
 
-def contify(program: ir.Program) -> ir.Program:
+def contify(program: Program) -> Program:
     """Turn functions that always return to one place into continuations (module docstring)."""
     return contify_with_stats(program)[0]

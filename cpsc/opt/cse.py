@@ -24,6 +24,7 @@ from collections.abc import Hashable
 
 from cpsc.cps import ir
 from cpsc.cps.primops import evaluate, is_pure, never_returns
+from cpsc.cps.program import Program
 from cpsc.cps.rewrite import cont_definitions, rename_program
 from cpsc.opt.analysis import FunctionGraph, first_exit, incoming_arguments
 from cpsc.opt.context import PassContext
@@ -46,7 +47,7 @@ def _constant_number(c: ir.Const) -> Number:
     return ("const", c.type, type(c.value).__name__, repr(c.value))
 
 
-def immutable_types(program: ir.Program) -> frozenset[ir.Type]:
+def immutable_types(program: Program) -> frozenset[ir.Type]:
     """Data types no block of which is ever mutable (a field load from one is pure)."""
     built: set[ir.Type] = set()
     mutable: set[ir.Type] = set()
@@ -73,7 +74,7 @@ def numberable(value: ir.Value, record_type: ir.Type | None, immutable: frozense
 class _Numbering:
     """The value numbers of one function's variables."""
 
-    def __init__(self, program: ir.Program, graph: FunctionGraph,
+    def __init__(self, program: Program, graph: FunctionGraph,
                  incoming: dict[str, list[tuple[ir.Operand, ...]] | None], immutable: frozenset[ir.Type]) -> None:
         self.program = program
         self.graph = graph
@@ -216,7 +217,7 @@ def _share(numbering: _Numbering, var: ir.Var, available: dict[Number, ir.Operan
         available.setdefault(number, var)
 
 
-def cse_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+def cse_with_stats(program: Program, context: PassContext | None = None) -> tuple[Program, Stats]:
     """Value-number every function and replace redundant values by the ones that dominate them."""
     stats: Stats = Counter()
     incoming = incoming_arguments(program)
@@ -243,6 +244,6 @@ def cse_with_stats(program: ir.Program, context: PassContext | None = None) -> t
     return rename_program(program.with_conts(changed), renaming), stats
 
 
-def cse(program: ir.Program) -> ir.Program:
+def cse(program: Program) -> Program:
     """Common subexpressions and unchanging loop parameters merged (see the module docstring)."""
     return cse_with_stats(program)[0]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from cpsc.cps import ir
 from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
+from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import cont_definitions, function_references
 from cpsc.opt.analysis import ProgramFacts, name_supply, named_functions
 from cpsc.opt.context import PassContext
@@ -46,9 +47,9 @@ class Budget:
 BUDGETS = {1: Budget(4, 8, 500, 1), 2: Budget(12, 40, 3000, 3), 3: Budget(30, 100, 8000, 4)}
 
 
-def call_sites(program: ir.Program, function: str) -> list[CallSite]:
+def call_sites(program: Program, function: str) -> list[CallSite]:
     """The direct call sites in `function`, numbered as the REPL shows them."""
-    return call_sites_in(program, function, ir.function_conts(program, function))
+    return call_sites_in(program, function, function_conts(program, function))
 
 
 def why_not_inlinable(facts: ProgramFacts, site: CallSite) -> str | None:
@@ -63,7 +64,7 @@ def why_not_inlinable(facts: ProgramFacts, site: CallSite) -> str | None:
     return None
 
 
-def inline_call_site(program: ir.Program, site: CallSite) -> ir.Program:
+def inline_call_site(program: Program, site: CallSite) -> Program:
     """Inline one call site (from `call_sites`), heuristic or not; `NotInlinable` says why
     a call cannot be inlined."""
     facts = ProgramFacts(program)
@@ -80,7 +81,7 @@ class _Inliner:
         self.facts = facts
         self.names = names
 
-    def inline(self, site: CallSite) -> tuple[ir.Program, str | None, list[ir.Cont]]:
+    def inline(self, site: CallSite) -> tuple[Program, str | None, list[ir.Cont]]:
         """The program with `site` inlined, the continuation that now holds what followed the
         call (None for a tail call), and the copied continuations."""
         program, facts = self.facts.program, self.facts
@@ -143,7 +144,7 @@ def _known_argument(facts: ProgramFacts, args: tuple[ir.Operand, ...]) -> bool:
 class _Heuristic:
     """One round of heuristic inlining over the whole program."""
 
-    def __init__(self, program: ir.Program, context: PassContext, stats: Stats, names: NameSupply) -> None:
+    def __init__(self, program: Program, context: PassContext, stats: Stats, names: NameSupply) -> None:
         self.facts = ProgramFacts(program)
         self.inliner = _Inliner(self.facts, names)
         self.context = context
@@ -157,7 +158,7 @@ class _Heuristic:
         # Whether another round could inline more (see `inline_with_stats`)
         self.may_find_more = False
 
-    def run(self) -> ir.Program:
+    def run(self) -> Program:
         for function in self._bottom_up():
             self._inline_into(function)
         # A callee left with one call may now be inlined as its only one.
@@ -238,7 +239,7 @@ class _Heuristic:
         self.context.remark("inline", site.loc, message)
 
 
-def inline_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+def inline_with_stats(program: Program, context: PassContext | None = None) -> tuple[Program, Stats]:
     context = context if context is not None else PassContext()
     stats: Stats = Counter()
     names = context.name_supply(program)
@@ -250,6 +251,6 @@ def inline_with_stats(program: ir.Program, context: PassContext | None = None) -
     return program, stats
 
 
-def inline(program: ir.Program) -> ir.Program:
+def inline(program: Program) -> Program:
     """Inline call sites by return-continuation substitution (see the module docstring)."""
     return inline_with_stats(program)[0]

@@ -23,6 +23,7 @@ from collections import Counter
 
 from cpsc.cps import ir
 from cpsc.cps.primops import is_pure, never_returns
+from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import cont_definitions
 from cpsc.opt.analysis import FunctionGraph, first_exit
 from cpsc.opt.context import PassContext
@@ -36,7 +37,7 @@ PARTIAL = frozenset({"int_of_string", "float_of_string", "string_unsafe_get"})
 MAX_ROUNDS = 8
 
 
-def block_fields(program: ir.Program) -> dict[ir.Type, int]:
+def block_fields(program: Program) -> dict[ir.Type, int]:
     """For each immutable data type whose every value is a block, the fewest fields a block
     of it has (types with constant constructors, whose values may be immediates, are left
     out)."""
@@ -64,11 +65,11 @@ def hoistable(value: ir.Value, blocks: dict[ir.Type, int]) -> bool:
     return False
 
 
-def _may_loop(program: ir.Program, function: str) -> bool:
+def _may_loop(program: Program, function: str) -> bool:
     """Whether a continuation of `function` jumps to one at or before it in reverse postorder.
     A loop's back edge does (its target dominates its source), so a function without such an
     edge has no loop, and needs no dominator tree to tell."""
-    labels = ir.function_conts(program, function)
+    labels = function_conts(program, function)
     position = {label: i for i, label in enumerate(labels)}
     table = program.cont_table
     return any(position.get(successor, i + 1) <= i
@@ -124,7 +125,7 @@ def _hoist_loop(conts: dict[str, ir.Cont], graph: FunctionGraph, header: str, bo
     return True
 
 
-def licm_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+def licm_with_stats(program: Program, context: PassContext | None = None) -> tuple[Program, Stats]:
     """Hoist loop-invariant pure values out of every loop (see the module docstring)."""
     stats: Stats = Counter()
     blocks: dict[ir.Type, int] | None = None  # asked for only once a loop is found
@@ -148,6 +149,6 @@ def licm_with_stats(program: ir.Program, context: PassContext | None = None) -> 
     return program, stats
 
 
-def licm(program: ir.Program) -> ir.Program:
+def licm(program: Program) -> Program:
     """Loop-invariant code motion (see the module docstring)."""
     return licm_with_stats(program)[0]

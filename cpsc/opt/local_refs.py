@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
+from cpsc.cps.program import Program
 from cpsc.cps.rewrite import rename_program
 from cpsc.opt.analysis import FunctionGraph
 from cpsc.opt.context import PassContext
@@ -52,7 +53,7 @@ class LocalRef:
     used_in: frozenset[str]
 
 
-def local_refs_candidates(program: ir.Program) -> dict[str, LocalRef]:
+def local_refs_candidates(program: Program) -> dict[str, LocalRef]:
     """The refs that do not escape, by name, in the order of their names (promoted in this
     order, they get their parameters in it: the program's tables would give the order of
     their hashes, which changes from run to run)."""
@@ -191,7 +192,7 @@ def _phi_labels(graph: FunctionGraph, frontiers: dict[str, set[str]], definition
     return {label for label in phis if label != definition and graph.dominators.dominates(definition, label)}
 
 
-def local_refs_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+def local_refs_with_stats(program: Program, context: PassContext | None = None) -> tuple[Program, Stats]:
     """Turn every ref that does not escape its function into continuation parameters."""
     stats: Stats = Counter()
     candidates = local_refs_candidates(program)
@@ -249,6 +250,6 @@ def _promote(graph: FunctionGraph, names: NameSupply,
     return promotion.conts, promotion.renaming
 
 
-def local_refs(program: ir.Program) -> ir.Program:
+def local_refs(program: Program) -> Program:
     """Non-escaping refs become continuation parameters (see the module docstring)."""
     return local_refs_with_stats(program)[0]

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from cpsc.cps import ir
+from cpsc.cps.program import Program
 from cpsc.cps.rewrite import cont_definitions
 
 PART_SIZE = 256
@@ -24,7 +25,7 @@ PART_SIZE = 256
 more): enough that a part's own overhead is small next to its work, few enough for the cache."""
 
 
-def independent_parts(program: ir.Program, size: int = PART_SIZE) -> list[tuple[list[str], list[str]]]:
+def independent_parts(program: Program, size: int = PART_SIZE) -> list[tuple[list[str], list[str]]]:
     """The program's functions in parts of about `size` continuations, each part with its
     continuations' labels: no variable and no label is defined in one part and used in another.
     Every function and every continuation of the program is in exactly one part.

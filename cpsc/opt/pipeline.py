@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cpsc.cps import ir
+from cpsc.cps.program import Program
 from cpsc.opt.context import PassContext
 from cpsc.opt.contify import contify_with_stats
 from cpsc.opt.cse import cse_with_stats
@@ -17,7 +17,7 @@ from cpsc.opt.licm import licm_with_stats
 from cpsc.opt.local_refs import local_refs_with_stats
 from cpsc.opt.simplify import simplify_with_stats
 
-PassFunction = Callable[[ir.Program, PassContext], tuple[ir.Program, Counter[str]]]
+PassFunction = Callable[[Program, PassContext], tuple[Program, Counter[str]]]
 
 
 @dataclass(frozen=True)
@@ -44,14 +44,14 @@ PASSES: dict[str, Pass] = {
 BUILT_IN = frozenset(PASSES)
 
 
-def register_pass(name: str, function: Callable[[ir.Program], ir.Program], doc: str | None = None) -> Pass:
+def register_pass(name: str, function: Callable[[Program], Program], doc: str | None = None) -> Pass:
     """Make a user's pass (any `Program -> Program` function) known by `name`: in `--passes`,
     the REPL's `:pass` and `run_pipeline`, without editing cpsc. Registering a name again
     replaces the earlier user pass; a built-in pass cannot be replaced."""
     if name in BUILT_IN:
         raise ValueError(f"'{name}' is a built-in pass")
 
-    def run(program: ir.Program, context: PassContext) -> tuple[ir.Program, Counter[str]]:
+    def run(program: Program, context: PassContext) -> tuple[Program, Counter[str]]:
         return function(program), Counter()
 
     summary = doc if doc is not None else (function.__doc__ or "a user's pass").strip().split("\n")[0]
@@ -74,9 +74,9 @@ class PassReport:
     counts: Counter[str]
 
 
-def run_pipeline(program: ir.Program, names: list[str],
-                 after_each: Callable[[str, ir.Program], None] | None = None,
-                 context: PassContext | None = None) -> tuple[ir.Program, list[PassReport]]:
+def run_pipeline(program: Program, names: list[str],
+                 after_each: Callable[[str, Program], None] | None = None,
+                 context: PassContext | None = None) -> tuple[Program, list[PassReport]]:
     """Run the named passes in order; `after_each` sees every intermediate program (verify, dump);
     `context` gives the level, the fuel and collects remarks."""
     context = context if context is not None else PassContext()

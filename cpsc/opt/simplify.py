@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from cpsc.cps import ir
 from cpsc.cps.interp import switch_target
 from cpsc.cps.primops import PRIMOPS, evaluate, is_pure, never_returns
+from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import (
     label_census,
     rename_program,
@@ -54,11 +55,11 @@ class Region:
     roots: tuple[str, ...]
     functions: Mapping[str, ir.Function] | None = None
 
-    def function(self, program: ir.Program, name: str) -> ir.Function:
+    def function(self, program: Program, name: str) -> ir.Function:
         return (program.function_table if self.functions is None else self.functions)[name]
 
 
-def fold_constants(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
+def fold_constants(program: Program, stats: Stats, region: Region) -> Program:
     """Fold pure primitives of constants, fields of tuples built in sight, constant branches.
 
     Each function's continuations are visited in reverse postorder, so a definition is seen
@@ -72,7 +73,7 @@ def fold_constants(program: ir.Program, stats: Stats, region: Region) -> ir.Prog
     renaming: dict[str, ir.Operand] = {}
     changed: dict[str, ir.Cont] = {}
     for function in program.function_table:
-        for label in ir.function_conts(program, function, table):
+        for label in function_conts(program, function, table):
             cont = table[label]
             if not facts[label].may_fold(cont, tuples, constructors, renaming):
                 continue  # most continuations, after the first sweep
@@ -226,7 +227,7 @@ def _removable_names(cont: ir.Cont) -> tuple[str, ...]:
     return tuple(b.var.name for b in cont.bindings if _removable(b.value))
 
 
-def remove_dead(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
+def remove_dead(program: Program, stats: Stats, region: Region) -> Program:
     uses = use_census(program)
     changed: dict[str, ir.Cont] = {}
     for cont in program.cont_table.values():
@@ -248,7 +249,7 @@ def remove_dead(program: ir.Program, stats: Stats, region: Region) -> ir.Program
     return program
 
 
-def live_functions(program: ir.Program, roots: tuple[str, ...]) -> tuple[set[str], set[str]]:
+def live_functions(program: Program, roots: tuple[str, ...]) -> tuple[set[str], set[str]]:
     """The functions the `roots` can reach through the calls, tail calls and closures of
     reachable continuations, and those continuations. (Counting references would keep a
     recursive function that only it names, or that only dead code names, and then its parent
@@ -257,7 +258,7 @@ def live_functions(program: ir.Program, roots: tuple[str, ...]) -> tuple[set[str
     reachable: set[str] = set()
     work = list(roots)
     while work:
-        for label in ir.function_conts(program, work.pop(), program.cont_table):
+        for label in function_conts(program, work.pop(), program.cont_table):
             reachable.add(label)
             for g in program.cont_table[label].memo("simplify.named", _functions_named):
                 if g not in live and g in program.function_table:
@@ -273,11 +274,11 @@ def _functions_named(cont: ir.Cont) -> list[str]:
     return out
 
 
-def _entries(program: ir.Program) -> set[str]:
+def _entries(program: Program) -> set[str]:
     return {f.entry for f in program.function_table.values()}
 
 
-def merge_single_jumps(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
+def merge_single_jumps(program: Program, stats: Stats, region: Region) -> Program:
     """`jump k(a)` where nothing else names `k`: append k's body (params := args)."""
     census = label_census(program)
     entries = _entries(program)
@@ -310,7 +311,7 @@ def merge_single_jumps(program: ir.Program, stats: Stats, region: Region) -> ir.
     return rename_program(program.with_conts(merged, removed), renaming)
 
 
-def eta_reduce(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
+def eta_reduce(program: Program, stats: Stats, region: Region) -> Program:
     """Continuations `k(xs) = jump j(xs)`: every transfer to `k` goes to `j` instead."""
     entries = _entries(program)
     forward: dict[str, str] = {}
@@ -348,7 +349,7 @@ def eta_reduce(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
     return program.with_conts(changed)
 
 
-def simplify_parameters(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
+def simplify_parameters(program: Program, stats: Stats, region: Region) -> Program:
     """Drop parameters that are unused or receive one value on every edge (`phi(v, v) = v`)."""
     uses = use_census(program)
     renaming: dict[str, ir.Operand] = {}
@@ -384,7 +385,7 @@ def simplify_parameters(program: ir.Program, stats: Stats, region: Region) -> ir
     return rename_program(program.with_conts(changed), renaming)
 
 
-def call_known_closures(program: ir.Program, stats: Stats, region: Region) -> ir.Program:
+def call_known_closures(program: Program, stats: Stats, region: Region) -> Program:
     """`apply c(args)` where `c` is `closure g` becomes the known call `call g(args)` (and a
     tail apply a tail call): no closure needs to be entered, and the inliner can then see the
     callee. Before closure conversion only, where a closure captures implicitly and a direct
@@ -422,7 +423,7 @@ def call_known_closures(program: ir.Program, stats: Stats, region: Region) -> ir
 REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jumps, eta_reduce, simplify_parameters)
 
 
-def simplify_with_stats(program: ir.Program, context: PassContext | None = None) -> tuple[ir.Program, Stats]:
+def simplify_with_stats(program: Program, context: PassContext | None = None) -> tuple[Program, Stats]:
     """Simplify with counts of each reduction: each independent part of the program
     (`cpsc.opt.parts`) to its fixed point, as a program of its own whose sweeps stay in the
     cache; then the functions nothing names any more go, and the parts that lost one are
@@ -445,8 +446,8 @@ def simplify_with_stats(program: ir.Program, context: PassContext | None = None)
 Part = tuple[list[str], list[str]]  # functions and the labels of their continuations
 
 
-def _simplify_parts(program: ir.Program, parts: list[Part], todo: list[int], named: dict[str, set[str]],
-                    stats: Stats) -> ir.Program:
+def _simplify_parts(program: Program, parts: list[Part], todo: list[int], named: dict[str, set[str]],
+                    stats: Stats) -> Program:
     """The parts numbered `todo` simplified apart, each as a program of its own (`parts` then
     says what they hold); `named` learns the functions each of their functions names, found
     while the part is still in the cache (a later sweep of the whole program for them would
@@ -456,12 +457,12 @@ def _simplify_parts(program: ir.Program, parts: list[Part], todo: list[int], nam
     removed: list[str] = []
     for number in todo:
         part_functions, labels = parts[number]
-        part = ir.Program.of_tables({name: functions[name] for name in part_functions},
+        part = Program.of_tables({name: functions[name] for name in part_functions},
                                     {label: table[label] for label in labels},
-                                    program.main, program.closed, program.globals)
+                                    program.main, program.closed, program.globals, like=program)
         reduced = _to_fixed_point(part, Region(tuple(part_functions), functions), stats, None)
         for name in part_functions:
-            named[name] = {g for label in ir.function_conts(reduced, name, reduced.cont_table)
+            named[name] = {g for label in function_conts(reduced, name, reduced.cont_table)
                            for g in reduced.cont_table[label].memo("simplify.named", _functions_named)}
         if reduced is part:
             continue
@@ -472,8 +473,8 @@ def _simplify_parts(program: ir.Program, parts: list[Part], todo: list[int], nam
     return program.with_conts(changed, removed)
 
 
-def _remove_dead_functions(program: ir.Program, parts: list[Part], named: dict[str, set[str]],
-                           stats: Stats) -> tuple[ir.Program, list[int]]:
+def _remove_dead_functions(program: Program, parts: list[Part], named: dict[str, set[str]],
+                           stats: Stats) -> tuple[Program, list[int]]:
     """The program without the functions main cannot reach (as `live_functions` finds them,
     from the functions each function names: `named`), and the numbers of the parts that lost
     some and keep others (their code may have used values nothing else uses)."""
@@ -506,7 +507,7 @@ def _remove_dead_functions(program: ir.Program, parts: list[Part], named: dict[s
     return program.with_conts({}, dead_conts, removed_functions=dead_functions), touched
 
 
-def _to_fixed_point(program: ir.Program, region: Region, stats: Stats, context: PassContext | None) -> ir.Program:
+def _to_fixed_point(program: Program, region: Region, stats: Stats, context: PassContext | None) -> Program:
     """The reductions in turn, round after round, until a whole round's worth of them in a
     row has changed nothing: each has then seen the final program and left it alone (one that
     ran after the last change need not run again). `context`: count each change as a rewrite."""
@@ -527,6 +528,6 @@ def _to_fixed_point(program: ir.Program, region: Region, stats: Stats, context: 
     return program
 
 
-def simplify(program: ir.Program) -> ir.Program:
+def simplify(program: Program) -> Program:
     """Shrinking reductions to a fixed point (see the module docstring)."""
     return simplify_with_stats(program)[0]

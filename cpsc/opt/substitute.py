@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
+from cpsc.cps.program import Program
 from cpsc.cps.rewrite import rename_terminator, rename_value
 
 
@@ -39,7 +40,7 @@ class CallSite:
         self.callee = callee
         self.loc = loc
 
-    def call(self, program: ir.Program) -> ir.Call | ir.TailCall:
+    def call(self, program: Program) -> ir.Call | ir.TailCall:
         cont = program.cont_table[self.label]
         if self.index is None:
             assert isinstance(cont.terminator, ir.TailCall)
@@ -48,12 +49,12 @@ class CallSite:
         assert isinstance(value, ir.Call)
         return value
 
-    def position(self, program: ir.Program) -> int:
+    def position(self, program: Program) -> int:
         """Where the call is among the continuation's bindings (a tail call: after them all)."""
         return self.index if self.index is not None else len(program.cont_table[self.label].bindings)
 
 
-def call_sites_in(program: ir.Program, function: str, labels: list[str],
+def call_sites_in(program: Program, function: str, labels: list[str],
                   conts: Mapping[str, ir.Cont] | None = None) -> list[CallSite]:
     """The direct call sites of `function` in the continuations `labels`, in order (looked
     up in `conts`, by default the program's)."""
@@ -85,7 +86,7 @@ class ReturnPoint:
         return self.continuation is None
 
 
-def return_point(program: ir.Program, site: CallSite, names: NameSupply, returns: bool = True) -> ReturnPoint:
+def return_point(program: Program, site: CallSite, names: NameSupply, returns: bool = True) -> ReturnPoint:
     """Split the calling continuation at the call: what stays before it and where the
     callee's result goes. A callee that never `returns` (it always raises or exits) needs no
     receiving continuation: what followed the call is dead and dropped."""

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from cpsc import driver
 from cpsc.cps import ir
-from cpsc.cps.convert import cps_convert
 from cpsc.cps.printer import print_function, print_program
+from cpsc.cps.program import Program
 from cpsc.cps.verify import VerifyError, verify
 from cpsc.llvm.jit import run_jit_in_child
 from cpsc.mono.mono import monomorphise
@@ -45,10 +45,11 @@ from cpsc.repl.show import (
     type_declaration,
 )
 from cpsc.repl.toplevel import Toplevel
+from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, SourceFiles, render, terminal_text
 from cpsc.syntax.parser import parse_module
-from cpsc.syntax.values import Outcome
+from cpsc.to_cps.convert import cps_convert
 from cpsc.types.infer import Typing, infer_module
 from cpsc.types.prelude import PRELUDE_FILE, checked_prelude, prelude_modules
 from cpsc.types.types import TVar, Type, resolve, show
@@ -79,7 +80,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Version:
-    program: ir.Program
+    program: Program
     label: str
     declarations: int  # how many of the session's declarations its base was built from
     steps: tuple[Step, ...] = ()
@@ -291,7 +292,7 @@ class Session:
         self._add(Version(program, str(step), self.version.declarations, self.version.steps + (step,)))
         return f"version {self.current}: {step}\n"
 
-    def _apply(self, program: ir.Program, step: Step, context: PassContext) -> ir.Program:
+    def _apply(self, program: Program, step: Step, context: PassContext) -> Program:
         if step.kind == "pipeline":
             level = int(step.args[0])
             context.level = level
@@ -313,7 +314,7 @@ class Session:
         # Run on the program rooted at the function, so that a function nothing calls yet (a
         # declaration the session has not used) is not removed as dead; keep only its changes.
         function = self._function(program, function)
-        rooted = ir.Program(program.functions, program.conts, function, program.closed, program.globals)
+        rooted = Program(program.functions, program.conts, function, program.closed, program.globals)
         result = PASSES[name].run(rooted, context)[0]
         return _restricted(program, result, function)
 
@@ -347,7 +348,7 @@ class Session:
     def function_names(self) -> list[str]:
         return sorted(self.versions[self.current].program.functions) if self.current >= 0 else []
 
-    def _function(self, program: ir.Program, name: str) -> str:
+    def _function(self, program: Program, name: str) -> str:
         """A function by its CPS name, or by its source name if that names one instance."""
         if name in program.functions:
             return name
@@ -444,7 +445,7 @@ class Session:
         return "wrote " + " and ".join(written) + "\n"
 
     # ------------------------------------------------------------ running the current version
-    def _with_expression(self, text: str) -> ir.Program:
+    def _with_expression(self, text: str) -> Program:
         """The current version's program with `text` evaluated and shown at the end of main,
         the version's steps replayed on it."""
         self.phrases += 1
@@ -545,14 +546,14 @@ def _summary(text: str) -> str:
     return line if len(line) <= 60 else line[:57] + "..."
 
 
-def _restricted(before: ir.Program, after: ir.Program, function: str) -> ir.Program:
+def _restricted(before: Program, after: Program, function: str) -> Program:
     """`after`'s version of `function` (its record and continuations) in `before`."""
     old = {c.label for c in before.conts.values() if c.function == function}
     new = {c.label: c for c in after.conts.values() if c.function == function}
     program = before.with_conts(new, old - set(new))
     functions = program.functions.set(function, after.functions[function]) if function in after.functions \
         else program.functions
-    return ir.Program(functions, program.conts, program.main, program.closed, program.globals)
+    return Program(functions, program.conts, program.main, program.closed, program.globals)
 
 
 def _llvm_function(text: str, function: str) -> str | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cpsc.cps import ir as cps
+from cpsc.cps.program import Program, function_conts
 from cpsc.ssa import ir
 from cpsc.types.types import EXN
 
@@ -45,10 +46,10 @@ class _Piece:
 
 
 class _FunctionConversion:
-    def __init__(self, program: cps.Program, name: str) -> None:
+    def __init__(self, program: Program, name: str) -> None:
         self.program = program
         self.name = name
-        self.order = cps.function_conts(program, name)
+        self.order = function_conts(program, name)
         self.taken = set(self.order)
         self.counters: dict[str, int] = {}
         self.inputs: dict[str, list[tuple[str, tuple[cps.Operand, ...]]]] = {label: [] for label in self.order}
@@ -111,11 +112,11 @@ class _FunctionConversion:
         return term  # a switch's targets, as a branch's, take no arguments
 
 
-def convert_function(program: cps.Program, name: str) -> ir.Function:
+def convert_function(program: Program, name: str) -> ir.Function:
     return _FunctionConversion(program, name).convert()
 
 
-def to_ssa(program: cps.Program) -> ir.Module:
+def to_ssa(program: Program) -> ir.Module:
     """Requires a closed program (after `closure_convert`): no callc, no free variables."""
     assert program.closed, "closure-convert first"
     return ir.Module(tuple(convert_function(program, name) for name in sorted(program.function_table)), program.main,

@@ -7,9 +7,9 @@ from typing import Any
 from cpsc.cps import ir as cps
 from cpsc.cps.interp import ClosureValue, switch_target
 from cpsc.cps.primops import evaluate
+from cpsc.semantics.builtins import FlRaise
+from cpsc.semantics.values import Machine, Outcome, machine, run_deep
 from cpsc.ssa import ir
-from cpsc.syntax.builtins import FlRaise
-from cpsc.syntax.values import Machine, Outcome, machine, run_deep
 
 
 class SsaInterpreter:

@@ -82,7 +82,7 @@ class Function:
 class Module:
     functions: tuple[Function, ...]
     main: str
-    globals: tuple[tuple[str, cps.Type], ...] = ()  # see `cpsc.cps.ir.Program.globals`
+    globals: tuple[tuple[str, cps.Type], ...] = ()  # see `cpsc.cps.program.Program.globals`
 
 
 def block_successors(term: Terminator) -> list[str]:

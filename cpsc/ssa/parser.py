@@ -10,8 +10,8 @@ from lark import Lark, Token
 
 from cpsc.cps import ir as cps
 from cpsc.cps.parser import Resolver, _Build, _Pending
+from cpsc.lang_files import lang_file
 from cpsc.ssa import ir
-from cpsc.syntax.parser import lang_file
 from cpsc.types.types import TCon
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cpsc.semantics.builtins import DATA_PRIMITIVES, FlArray, FlRaise, fail
+from cpsc.semantics.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, machine, run_deep, unary
 from cpsc.syntax import ast
-from cpsc.syntax.builtins import DATA_PRIMITIVES, FlArray, FlRaise, fail
-from cpsc.syntax.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, machine, run_deep, unary
 
 
 @dataclass

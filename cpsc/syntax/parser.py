@@ -12,7 +12,6 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
-from importlib import resources
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,17 +20,13 @@ from lark import Lark, Token
 
 from cpsc import deep_stack
 from cpsc.cache import cache_dir, pickle_by_constructor, source_text
+from cpsc.lang_files import lang_file
 from cpsc.syntax import ast, lalr
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
 from cpsc.syntax.labels import Labelled, apply_labelled
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.modules import OpenDecl, module_members, open_in, open_modules
 from cpsc.syntax.printf import PRINTERS, printf_expression
-
-
-def lang_file(name: str) -> str:
-    """The text of a file shipped in the `lang/` folder."""
-    return resources.files("lang").joinpath(name).read_text()
 
 
 @functools.cache

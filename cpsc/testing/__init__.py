@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from cpsc import driver
-from cpsc.cps import ir
+from cpsc.cps.program import Program
 from cpsc.cps.verify import VerifyError, verify
 from cpsc.testing.generate import programs
 
@@ -29,8 +29,8 @@ class PassBroke(AssertionError):
     """The pass changed what a program does, or broke an invariant of the IR."""
 
 
-def check_pass(transform: Callable[[ir.Program], ir.Program], source: str,
-               before: Sequence[str] = (), file: str = "random.fl") -> ir.Program:
+def check_pass(transform: Callable[[Program], Program], source: str,
+               before: Sequence[str] = (), file: str = "random.fl") -> Program:
     """Check `transform` on one FL program (after the registered passes named in `before`):
     the verifier accepts its result, and the CPS and SSA interpreters print what the AST
     interpreter does, with the same status. Returns the transformed program."""

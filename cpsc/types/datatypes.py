@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cpsc.syntax.builtins import EXCEPTION_FORMATS, ExceptionId
+from cpsc.semantics.builtins import EXCEPTION_FORMATS, ExceptionId
 from cpsc.types.types import TCon, Type
 
 
@@ -142,7 +142,7 @@ class DataTypes:
         return "".join(kind(a) for a in args)
 
     def hash_descriptor(self, t: TCon) -> str:
-        """The descriptor of type t that guides `Hashtbl.hash` (see `cpsc.syntax.hashing`)."""
+        """The descriptor of type t that guides `Hashtbl.hash` (see `cpsc.semantics.hashing`)."""
         nodes: list[str] = []
         index: dict[TCon, int] = {}
 

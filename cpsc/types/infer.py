@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast
-from cpsc.syntax.builtins import PRIMITIVE_TYPES
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.parser import parse_type
 from cpsc.syntax.printf import PRINTERS

@@ -20,9 +20,11 @@ import tempfile
 from pathlib import Path
 
 from cpsc.cache import cache_dir, pickle_by_constructor, source_text
-from cpsc.syntax import ast, builtins, diagnostics, modules, parser
-from cpsc.syntax.builtins import PRIMITIVE_TYPES
-from cpsc.syntax.parser import lang_file, parse_module
+from cpsc.lang_files import lang_file
+from cpsc.semantics import builtins
+from cpsc.semantics.builtins import PRIMITIVE_TYPES
+from cpsc.syntax import ast, diagnostics, modules, parser
+from cpsc.syntax.parser import parse_module
 from cpsc.syntax.printf import PRINTF_MEMBERS
 from cpsc.types import datatypes, infer, types
 from cpsc.types.infer import CheckedPrelude, Typing, check_prelude

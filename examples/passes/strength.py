@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import cpsc
 from cpsc.cps import ir
+from cpsc.cps.program import Program
 
 
 def reduce_binding(binding: ir.Binding) -> ir.Binding:
@@ -16,7 +17,7 @@ def reduce_binding(binding: ir.Binding) -> ir.Binding:
     return binding
 
 
-def strength_reduce(program: ir.Program) -> ir.Program:
+def strength_reduce(program: Program) -> Program:
     """x * 2^k becomes x lsl k."""
     changed = {label: replace(cont, bindings=tuple(map(reduce_binding, cont.bindings)))
                for label, cont in program.conts.items()}

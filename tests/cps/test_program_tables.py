@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from cpsc.cps import ir
 from cpsc.cps.parser import parse_program
+from cpsc.cps.program import function_conts
 
 TEXT = """main main
 
@@ -85,15 +86,15 @@ def test_a_table_someone_holds_stays_as_it_was():
 
 def test_a_function_s_order_follows_its_changed_continuations():
     first = parse_program(TEXT)
-    order = ir.function_conts(first, "main")
+    order = function_conts(first, "main")
     assert order[0] == "main.entry" and order[-1] == "done" and set(order) == {"main.entry", "small", "big", "done"}
     entry = first.conts["main.entry"]
     second = first.with_conts({"main.entry": ir.Cont("main.entry", "main", (), entry.bindings, ir.Jump("big", ()))})
-    assert ir.function_conts(second, "main") == ["main.entry", "big", "done"]
-    assert ir.function_conts(first, "main") == order  # the old version's order is still its own
+    assert function_conts(second, "main") == ["main.entry", "big", "done"]
+    assert function_conts(first, "main") == order  # the old version's order is still its own
     # the same label, a new continuation with another successor
     third = second.with_conts({"big": _jump("big", "small"), "small": _jump("small", "done", (ir.Const(2, ir.TCon("int")),))})
-    assert ir.function_conts(third, "main") == ["main.entry", "big", "small", "done"]
+    assert function_conts(third, "main") == ["main.entry", "big", "small", "done"]
 
 
 def test_a_memo_is_the_continuation_s_own():

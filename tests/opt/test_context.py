@@ -9,6 +9,7 @@ import pytest
 
 from cpsc import driver
 from cpsc.cps import ir
+from cpsc.cps.program import Program
 from cpsc.cps.verify import verify
 from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import LEVELS, PASSES, register_pass, run_pipeline
@@ -27,11 +28,11 @@ let () =
 USER_VARIABLE = "made_by_the_users_pass"
 
 
-def _program() -> ir.Program:
+def _program() -> Program:
     return driver.to_cps(driver.front_end(SOURCE, "prog.fl"))
 
 
-def _names(program: ir.Program) -> set[str]:
+def _names(program: Program) -> set[str]:
     names = set(program.function_table) | set(program.cont_table)
     for function in program.function_table.values():
         names.update(p.name for p in function.params)
@@ -40,7 +41,7 @@ def _names(program: ir.Program) -> set[str]:
     return names
 
 
-def _with_a_new_variable(program: ir.Program) -> ir.Program:
+def _with_a_new_variable(program: Program) -> Program:
     """A user's pass that names a variable its own way (no supply): a dead `add_int(1, 2)`
     at the top of main's entry."""
     entry = program.cont_table[program.function_table[program.main].entry]
@@ -58,7 +59,7 @@ def users_pass() -> Iterator[str]:
 
 def test_a_pipeline_builds_one_supply_that_covers_every_program_it_makes():
     context = PassContext()
-    seen: list[tuple[str, ir.Program]] = []
+    seen: list[tuple[str, Program]] = []
     result, _ = run_pipeline(_program(), LEVELS[2], lambda name, p: seen.append((name, p)), context)
     supply = context.names
     assert supply is not None and context.names_cover is result

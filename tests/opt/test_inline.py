@@ -13,6 +13,7 @@ from cpsc.cps import ir
 from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
+from cpsc.cps.program import Program
 from cpsc.cps.verify import verify
 from cpsc.opt.context import PassContext
 from cpsc.opt.inline import NotInlinable, call_sites, inline_call_site, inline_with_stats
@@ -171,7 +172,7 @@ def test_inlining_a_recursive_callee_keeps_its_recursive_call():
 PROGRAMS = sorted((Path(__file__).resolve().parents[2] / "tests" / "programs").glob("*.fl"))
 
 
-def _rounds_until_one_inlines_nothing(program: ir.Program, context: PassContext) -> ir.Program:
+def _rounds_until_one_inlines_nothing(program: Program, context: PassContext) -> Program:
     """The inliner as it was before its early stop: rounds until one inlines nothing."""
     from collections import Counter
 

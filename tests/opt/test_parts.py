@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cpsc import driver
-from cpsc.cps import ir
 from cpsc.cps.printer import print_program
+from cpsc.cps.program import Program
 from cpsc.cps.rewrite import cont_definitions
 from cpsc.opt.context import PassContext
 from cpsc.opt.parts import independent_parts
@@ -35,11 +35,11 @@ let () =
 """
 
 
-def _cps(source: str, name: str = "prog.fl") -> ir.Program:
+def _cps(source: str, name: str = "prog.fl") -> Program:
     return driver.to_cps(driver.front_end(source, name))
 
 
-def _check_parts(program: ir.Program, size: int) -> list[tuple[list[str], list[str]]]:
+def _check_parts(program: Program, size: int) -> list[tuple[list[str], list[str]]]:
     parts = independent_parts(program, size)
     part_of_function = {f: n for n, (functions, _) in enumerate(parts) for f in functions}
     part_of_label = {label: n for n, (_, labels) in enumerate(parts) for label in labels}

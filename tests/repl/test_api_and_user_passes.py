@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 
 import cpsc
 from cpsc.cps import ir
+from cpsc.cps.program import Program
 from cpsc.repl.commands import execute
 from cpsc.testing import PassBroke, check_pass, programs
 
@@ -73,7 +74,7 @@ def _off_by_one(binding: ir.Binding) -> ir.Binding:
 
 
 def test_the_check_catches_a_planted_bug_in_a_users_pass():
-    def buggy(program: ir.Program) -> ir.Program:
+    def buggy(program: Program) -> Program:
         return program.with_conts({label: replace(c, bindings=tuple(map(_off_by_one, c.bindings)))
                                    for label, c in program.conts.items()})
 

@@ -15,11 +15,14 @@ from typing import Union
 from pyrsistent import pmap
 
 from cpsc.cps import ir
-from cpsc.cps.names import NameSupply
 from cpsc.cps.primops import COMPARABLE, COMPARISON_NAMES, NEVER_RETURN, PRIMOPS
+from cpsc.cps.program import Program
+from cpsc.semantics.builtins import PRIMITIVE_TYPES, UNORDERED
 from cpsc.syntax import ast
-from cpsc.syntax.builtins import PRIMITIVE_TYPES, UNORDERED
 from cpsc.syntax.scope import Scope
+from cpsc.to_cps.builder import Builder
+from cpsc.to_cps.compare import comparison_function
+from cpsc.to_cps.match import convert_match
 from cpsc.types.datatypes import DataTypes
 from cpsc.types.types import BOOL, EXN, EXNID, INT, STRING, UNIT, TCon, arrow
 
@@ -65,52 +68,13 @@ def primitive_arity(name: str) -> int:
     return PRIMITIVE_TYPES[name].count("->")
 
 
-@dataclass
-class _Block:
-    label: str
-    function: str
-    params: tuple[ir.Var, ...]
-    bindings: list[ir.Binding]
-
-
-class Converter:
+class Converter(Builder):
     def __init__(self, datatypes: DataTypes | None = None) -> None:
-        self.datatypes = datatypes or DataTypes()
-        self.comparisons: dict[tuple[TCon, bool], str] = {}
-        self.names = NameSupply()
-        self.functions: dict[str, ir.Function] = {}
+        super().__init__(datatypes or DataTypes())
         # the parents of a `let rec` group's functions, known before their bodies are converted:
         # in `let rec f () = g and g a b = ...`, f's body makes g's wrappers before g is defined
         self.group_parents: dict[str, str | None] = {}
-        self.conts: dict[str, ir.Cont] = {}
-        self.block: _Block | None = None
         self.wrappers: dict[str, Known] = {}
-        self.current_function = ""
-        # The continuation an exception raised here goes to: a `try`'s handler, or None for
-        # the current function's `exn` (out of the function)
-        self.handler: str | None = None
-
-    # ---------------------------------------------------------------- blocks
-    def start(self, label: str, params: tuple[ir.Var, ...] = (), function: str | None = None) -> None:
-        assert self.block is None, "previous block not finished"
-        owner = function if function is not None else self.current_function
-        if function is not None:  # a function's entry: no handler of the code around it applies
-            self.handler = None
-        self.block = _Block(label, owner, params, [])
-        self.current_function = owner
-
-    def finish(self, terminator: ir.Terminator) -> None:
-        block = self.block
-        assert block is not None
-        self.conts[block.label] = ir.Cont(block.label, block.function, block.params,
-                                          tuple(block.bindings), terminator)
-        self.block = None
-
-    def emit(self, hint: str, type_: TCon, value: ir.Value) -> ir.Var:
-        assert self.block is not None
-        var = ir.Var(self.names.fresh(hint), type_)
-        self.block.bindings.append(ir.Binding(var, value))
-        return var
 
     # ---------------------------------------------------------------- functions
     def define(self, known: Known, fun: ast.Expr, env: Scope[_Entry], parent: str | None,
@@ -133,16 +97,6 @@ class Converter:
                 self.bind_pattern(pattern, var, env)
             self.tail(body, ir.Ret(known.function), env)
         self.resume(saved)
-
-    def suspended(self) -> tuple[_Block | None, str, str | None]:
-        """Set the current block aside (to build another function or region); the handler in
-        scope stays (a region is in the same function) until `start` enters a function's entry."""
-        saved = (self.block, self.current_function, self.handler)
-        self.block = None
-        return saved
-
-    def resume(self, saved: tuple[_Block | None, str, str | None]) -> None:
-        self.block, self.current_function, self.handler = saved
 
     def known_for(self, name: str, fun: ast.Expr) -> Known:
         patterns, _ = ast.fun_params(fun)
@@ -222,11 +176,6 @@ class Converter:
         return self.emit("t", typed, ir.Prim(op, tuple(args)))
 
     # ---------------------------------------------------------------- exceptions
-    def raise_to_handler(self, exception: ir.Operand) -> None:
-        """`raise`: a jump to the handler in scope, or out of the function (finishes the block)."""
-        target: ir.Target = self.handler if self.handler is not None else ir.Exn(self.current_function)
-        self.finish(ir.Jump(target, (exception,)))
-
     def raise_value(self, exception: ir.Operand, t: TCon) -> ir.Operand:
         """`raise e` where a value of type t is expected: the code that would use it goes in a
         continuation nothing jumps to, whose parameter stands for the value never given."""
@@ -287,13 +236,12 @@ class Converter:
 
     def compare(self, name: str, t: TCon, a: ir.Operand, b: ir.Operand) -> ir.Operand:
         """`=`, `<`, `compare`, ... at type t: a primitive on a base type, otherwise a call of
-        the comparison function made for t (`cpsc.cps.compare`), whose result (-1, 0, 1, or
+        the comparison function made for t (`cpsc.to_cps.compare`), whose result (-1, 0, 1, or
         UNORDERED when nan was met and the comparison is not `compare`) is tested as OCaml's
         caml_equal, caml_lessthan, ... do."""
         short = COMPARISON_NAMES[name]
         if t.name in COMPARABLE:
             return self.emit("c", INT if short == "compare" else BOOL, ir.Prim(f"{short}_{t.name}", (a, b)))
-        from cpsc.cps.compare import comparison_function
 
         order = self.emit("c", INT, ir.Call(comparison_function(self, t, short == "compare"), (a, b)))
         if short == "compare":
@@ -479,7 +427,6 @@ class Converter:
         return ir.Const(None, UNIT)
 
     def match(self, expr: ast.Match, env: Scope[_Entry], target: ir.Target) -> None:
-        from cpsc.cps.match import convert_match
 
         convert_match(self, expr, env, target)
 
@@ -591,7 +538,7 @@ class Converter:
         return function
 
     # ---------------------------------------------------------------- program
-    def program(self, expr: ast.Expr) -> ir.Program:
+    def program(self, expr: ast.Expr) -> Program:
         main = self.names.fresh("main")
         entry = self.names.fresh("main.entry")
         self.functions[main] = ir.Function(main, (), UNIT, entry, None)
@@ -602,7 +549,7 @@ class Converter:
             self.let(expr, env, self.outlined)
             expr = expr.body
         self.tail(expr, ir.Ret(main), env)
-        return ir.Program(pmap(self.functions), pmap(self.conts), main)
+        return Program(pmap(self.functions), pmap(self.conts), main)
 
     def outlined(self, expr: ast.Expr, env: Scope[_Entry]) -> ir.Operand:
         """The value of a top-level declaration (`let () = e`, `let x = e`): unless it is an
@@ -626,6 +573,6 @@ def _hint(pattern: ast.Pattern) -> str:
     return names[0] if len(names) == 1 and isinstance(pattern, ast.PVar) else "field"
 
 
-def cps_convert(program: ast.Program) -> ir.Program:
+def cps_convert(program: ast.Program) -> Program:
     """The monomorphic program (`cpsc.mono`) as a CPS IR program whose main function is `main`."""
     return Converter(program.datatypes).program(program.body)

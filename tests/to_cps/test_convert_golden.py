@@ -1,4 +1,4 @@
-"""Golden CPS conversion: `tests/cps/convert/*.fl` and the CPS IR that
+"""Golden CPS conversion: `tests/to_cps/golden/*.fl` and the CPS IR that
 `cpsc build --emit=cps --passes=simplify` gives for it (`.cps`). They show what a user sees of loops (a continuation whose parameter is
 the loop variable, jumped back to: no closure, no call per iteration) and of match (a
 decision tree of `switch`es on constructor tags). CPSC_UPDATE_GOLDEN=1 rewrites them."""
@@ -13,7 +13,7 @@ import pytest
 from cpsc import driver
 from cpsc.cps.printer import print_program
 
-PROGRAMS = sorted((Path(__file__).parent / "convert").glob("*.fl"))
+PROGRAMS = sorted((Path(__file__).parent / "golden").glob("*.fl"))
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])
@@ -29,13 +29,13 @@ def test_conversion_matches_golden(path: Path):
 
 
 def test_for_loop_is_a_loop_of_continuations():
-    text = (Path(__file__).parent / "convert" / "for_loop.cps").read_text()
+    text = (Path(__file__).parent / "golden" / "for_loop.cps").read_text()
     body = text.split("fun sum_to", 1)[1].split("\nfun ", 1)[0]
     assert "cont for_body(i: int) =" in body and "jump for_body(i.1)" in body
     assert "closure" not in body and "apply" not in body
 
 
 def test_match_dispatches_with_switches_on_tags():
-    text = (Path(__file__).parent / "convert" / "match_switch.cps").read_text()
+    text = (Path(__file__).parent / "golden" / "match_switch.cps").read_text()
     assert "switch tag [0: case.2, 1: case.3] default" in text
     assert "is_block(op)" in text

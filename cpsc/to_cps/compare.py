@@ -9,17 +9,13 @@ components left to right; the first difference decides. Base types compare with 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cpsc.cps import ir
 from cpsc.cps.primops import COMPARABLE
+from cpsc.to_cps.builder import Builder
 from cpsc.types.types import BOOL, INT, TCon
 
-if TYPE_CHECKING:
-    from cpsc.cps.convert import Converter
 
-
-def comparison_function(c: Converter, t: TCon, total: bool) -> str:
+def comparison_function(c: Builder, t: TCon, total: bool) -> str:
     """The name of the function comparing values of type t (made on first use)."""
     key = (t, total)
     if key not in c.comparisons:
@@ -30,7 +26,7 @@ def comparison_function(c: Converter, t: TCon, total: bool) -> str:
 
 
 class _Builder:
-    def __init__(self, c: Converter, name: str, t: TCon, total: bool) -> None:
+    def __init__(self, c: Builder, name: str, t: TCon, total: bool) -> None:
         self.c, self.name, self.t, self.total = c, name, t, total
 
     def build(self) -> None:

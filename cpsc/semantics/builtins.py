@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cpsc.syntax.hashing import hash_value
-from cpsc.syntax.printf import format_value
+from cpsc.semantics.formatting import format_value
+from cpsc.semantics.hashing import hash_value
 
 # Source-level primitives: name -> OCaml type. Everything else in the prelude is FL (`lang/prelude.fl`).
 PRIMITIVE_TYPES: dict[str, str] = {
@@ -46,7 +46,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "Char.code": "char -> int", "Char.chr": "int -> char",
     "raise": "exn -> 'a", "fl_int_of_string_ok": "string -> bool", "fl_float_of_string_ok": "string -> bool",
     "fl_at_eof": "unit -> bool",
-    # Hashtbl.hash: monomorphisation gives each use the descriptor of its type (cpsc.syntax.hashing)
+    # Hashtbl.hash: monomorphisation gives each use the descriptor of its type (cpsc.semantics.hashing)
     "fl_hash": "'a -> int", "fl_hash_with": "string -> 'a -> int",
     "fl_argv": "unit -> string array",
     "fl_format_int": "string -> int -> string", "fl_format_float": "string -> float -> string",

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 from cpsc import deep_stack
 from cpsc.deep_stack import call_with_deep_stack, with_recursion_limit
-from cpsc.syntax import builtins as b
+from cpsc.semantics import builtins as b
 
 
 @dataclass

@@ -10,16 +10,14 @@ matches raises Match_failure at the `match`'s location (a `try`'s handler: the e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cpsc.cps import ir
 from cpsc.mono import decision as d
 from cpsc.syntax import ast
 from cpsc.syntax.scope import Scope
+from cpsc.to_cps.builder import Builder
 from cpsc.types.types import BOOL, EXNID, FLOAT, INT, STRING, TCon
-
-if TYPE_CHECKING:
-    from cpsc.cps.convert import Converter
 
 
 def pattern_variables(pattern: ast.Pattern) -> dict[str, TCon]:
@@ -44,7 +42,7 @@ def pattern_variables(pattern: ast.Pattern) -> dict[str, TCon]:
 
 
 class MatchConverter:
-    def __init__(self, converter: Converter, expr: ast.Match, env: Scope[Any], target: ir.Target) -> None:
+    def __init__(self, converter: Builder, expr: ast.Match, env: Scope[Any], target: ir.Target) -> None:
         self.c = converter
         self.expr = expr
         self.env = env
@@ -252,6 +250,6 @@ class MatchConverter:
                 self.c.start(following)
 
 
-def convert_match(converter: Converter, expr: ast.Match, env: Scope[Any], target: ir.Target) -> None:
+def convert_match(converter: Builder, expr: ast.Match, env: Scope[Any], target: ir.Target) -> None:
     """Convert `expr` so that its value goes to `target` (finishing the open block)."""
     MatchConverter(converter, expr, env, target).run()

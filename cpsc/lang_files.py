@@ -1,0 +1,11 @@
+"""The files shipped in the `lang/` folder (the grammars, the prelude), for every stage that
+reads one."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+
+def lang_file(name: str) -> str:
+    """The text of a file shipped in the `lang/` folder."""
+    return resources.files("lang").joinpath(name).read_text()
