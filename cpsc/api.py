@@ -86,7 +86,7 @@ class Program:
         return Program(PASSES[name].run(self.cps, PassContext())[0])
 
     def pipeline(self, level: int = 2) -> Program:
-        return Program(run_pipeline(self.cps, LEVELS[level], context=PassContext(level=level))[0])
+        return Program(run_pipeline(self.cps, LEVELS[level].passes, context=LEVELS[level].context())[0])
 
     def verify(self) -> None:
         """Raise `VerifyError` if an invariant of the IR is broken."""

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, NoReturn
 from cpsc import driver
 from cpsc.deep_stack import call_with_deep_stack, max_syntax_depth
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
-from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import LEVELS, PASSES
 from cpsc.stages import Stages
 from cpsc.syntax import ast
@@ -97,7 +96,7 @@ def _passes(args: argparse.Namespace) -> list[str]:
         if unknown:
             raise SystemExit(f"cpsc: error: unknown pass {unknown[0]} (known: {', '.join(sorted(PASSES))})")
         return names
-    return LEVELS[args.opt]
+    return LEVELS[args.opt].passes
 
 
 def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages):  # type: ignore[no-untyped-def]
@@ -112,7 +111,7 @@ def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages)
             print(f";; after {name}", file=sys.stderr)
             print(print_program(p), file=sys.stderr)  # type: ignore[arg-type]
 
-    context = PassContext(level=args.opt, fuel=args.fuel)
+    context = LEVELS[args.opt].context(args.fuel)
     cps, reports = driver.optimise(driver.to_cps(program, stages), _passes(args), args.verify, dump, stages,
                                    context)
     if args.remarks:
@@ -143,7 +142,7 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
 
         text = Path(args.file).read_text(encoding="latin-1")
         typed = driver.front_end(text, args.file, sources, stages)
-        return bisect(driver.to_cps(typed, stages), _passes(args), args.opt, sys.stdout)
+        return bisect(driver.to_cps(typed, stages), _passes(args), LEVELS[args.opt].inline_budget, sys.stdout)
     program, cps = _compile_cps(args, sources, stages)
     if args.command == "interp":
         return _interpret(args, program, cps, stages)

@@ -142,7 +142,7 @@ class CpsInterpreter:
                 label = term.if_true if self.operand(term.condition, frame) else term.if_false
                 args = []
             elif isinstance(term, ir.Switch):
-                label, args = switch_target(term, self.operand(term.value, frame)), []
+                label, args = term.target(self.operand(term.value, frame)), []
             elif isinstance(term, ir.Jump) and isinstance(term.target, str):
                 if term.target == ret:
                     return term, frame
@@ -226,10 +226,6 @@ class CpsInterpreter:
             term, at = out.terminator, out.frame
         assert isinstance(term, ir.Jump)
         return self.operand(term.args[0], at)
-
-
-def switch_target(term: ir.Switch, value: int) -> str:
-    return next((label for case, label in term.cases if case == value), term.default)
 
 
 def run_cps(program: Program, stdin: str | None = None, counts: Counter[str] | None = None) -> Outcome:

@@ -219,6 +219,10 @@ class Switch:
     def labels(self) -> list[str]:
         return [label for _, label in self.cases] + [self.default]
 
+    def target(self, value: int) -> str:
+        """The label the switch goes to on `value`."""
+        return next((label for case, label in self.cases if case == value), self.default)
+
 
 @dataclass(frozen=True, slots=True)
 class TailCall:

@@ -1,9 +1,10 @@
-"""Utilities every pass shares: renaming operands, the census of uses, definitions."""
+"""Utilities every pass shares: renaming operands and labels, the census of uses, definitions,
+the functions a program still uses."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from itertools import chain
 
 from cpsc.cps import ir
@@ -52,6 +53,28 @@ def rename_terminator(t: ir.Terminator, renaming: Mapping[str, ir.Operand]) -> i
     if isinstance(t, ir.TailCall):
         return ir.TailCall(t.function, _ops(t.args, renaming), t.loc)
     return ir.TailApply(rename_operand(t.closure, renaming), _ops(t.args, renaming), t.loc)
+
+
+def relabel_terminator(term: ir.Terminator, relabel: Callable[[str], str]) -> ir.Terminator:
+    """`term` with each continuation it goes to (a jump's, a branch's, a switch's: in that order,
+    the default last) replaced by `relabel(label)`; `term` itself when none changes."""
+    if isinstance(term, ir.Jump):
+        if isinstance(term.target, str):
+            target = relabel(term.target)
+            return term if target == term.target else ir.Jump(target, term.args)
+        return term
+    if isinstance(term, ir.Branch):
+        if_true, if_false = relabel(term.if_true), relabel(term.if_false)
+        if if_true == term.if_true and if_false == term.if_false:
+            return term
+        return ir.Branch(term.condition, if_true, if_false)
+    if isinstance(term, ir.Switch):
+        cases = tuple((value, relabel(label)) for value, label in term.cases)
+        default = relabel(term.default)
+        if cases == term.cases and default == term.default:
+            return term
+        return ir.Switch(term.value, cases, default)
+    return term
 
 
 def rename_program(program: Program, renaming: Mapping[str, ir.Operand]) -> Program:
@@ -146,3 +169,18 @@ def split_cont(cont: ir.Cont) -> list[ir.Cont]:
 
 def _first_callc(cont: ir.Cont) -> int | None:
     return next((i for i, b in enumerate(cont.bindings) if isinstance(b.value, ir.CallC)), None)
+
+
+def live_functions(roots: Iterable[str], named: Callable[[str], Iterable[str]], functions: Container[str]) -> set[str]:
+    """The functions the `roots` reach, where `named(f)` are the functions the live code of `f`
+    names (calls, tail calls, closures made); names not in `functions` are left out. (Counting
+    references instead would keep a recursive function that only it names, or that only dead
+    code names, and then its parent could go while it stays.)"""
+    live = set(roots)
+    work = list(live)
+    while work:
+        for g in named(work.pop()):
+            if g not in live and g in functions:
+                live.add(g)
+                work.append(g)
+    return live

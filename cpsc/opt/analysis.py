@@ -10,8 +10,10 @@ from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
 from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
+from cpsc.cps.primops import PRIMOPS, evaluate, is_pure, never_returns
 from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import cont_definitions, cont_uses
+from cpsc.types.types import BOOL, EXNID
 
 
 class ProgramFacts:
@@ -319,3 +321,28 @@ def first_exit(cont: ir.Cont) -> int:
         if isinstance(b.value, ir.CallC) or ir.handler_of(b.value) is not None:
             return i
     return len(cont.bindings)
+
+
+def immutable_types(program: Program) -> frozenset[ir.Type]:
+    """Data types no block of which is ever mutable (a field load from one is pure)."""
+    built: set[ir.Type] = set()
+    mutable: set[ir.Type] = set()
+    for cont in program.cont_table.values():
+        for b in cont.bindings:
+            if isinstance(b.value, ir.MakeBlock):
+                (mutable if b.value.mutable else built).add(b.var.type)
+    return frozenset(built - mutable)
+
+
+def fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:
+    """The constant a pure primitive of constant operands evaluates to (None: not foldable)."""
+    if isinstance(v, ir.Prim) and v.op == "phys_eq" and all(isinstance(a, ir.Const) and a.type == EXNID
+                                                            for a in v.args):
+        return ir.Const(v.args[0].value == v.args[1].value, BOOL)  # type: ignore[union-attr]
+    if not (isinstance(v, ir.Prim) and v.op in PRIMOPS and is_pure(v.op) and not never_returns(v.op)
+            and all(isinstance(a, ir.Const) for a in v.args)):
+        return None
+    try:
+        return ir.Const(evaluate(v.op, [a.value for a in v.args], []), result_type)  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 - a fold that fails (division by zero) is simply not done
+        return None

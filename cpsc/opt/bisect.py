@@ -16,27 +16,27 @@ from typing import TextIO
 from cpsc.cps.interp import run_cps
 from cpsc.cps.printer import print_program
 from cpsc.cps.program import Program
-from cpsc.opt.context import PassContext
+from cpsc.opt.context import InlineBudget, PassContext
 from cpsc.opt.pipeline import run_pipeline
 from cpsc.semantics.values import Outcome
 
 UNLIMITED = 1 << 40
 
 
-def optimised_with_fuel(program: Program, passes: list[str], level: int, fuel: int) -> tuple[Program, PassContext]:
-    context = PassContext(level=level, fuel=fuel)
+def optimised_with_fuel(program: Program, passes: list[str], budget: InlineBudget, fuel: int) -> tuple[Program, PassContext]:
+    context = PassContext(inline_budget=budget, fuel=fuel)
     return run_pipeline(program, passes, context=context)[0], context
 
 
-def first_bad_rewrite(program: Program, passes: list[str], level: int) -> tuple[int, int] | None:
+def first_bad_rewrite(program: Program, passes: list[str], budget: InlineBudget) -> tuple[int, int] | None:
     """(N, total): rewrite N is the first after which the output differs from `-O0`'s, out of
     `total` rewrites; None when the output never changes."""
     reference = run_cps(program)
 
     def good(fuel: int) -> bool:
-        return _outcome(optimised_with_fuel(program, passes, level, fuel)[0]) == reference
+        return _outcome(optimised_with_fuel(program, passes, budget, fuel)[0]) == reference
 
-    _, context = optimised_with_fuel(program, passes, level, UNLIMITED)
+    _, context = optimised_with_fuel(program, passes, budget, UNLIMITED)
     total = context.spent
     if good(total):
         return None
@@ -57,16 +57,16 @@ def _outcome(program: Program) -> Outcome:
         return Outcome("", f"interpreter failed: {error!r}", -1)
 
 
-def bisect(program: Program, passes: list[str], level: int, out: TextIO) -> int:
+def bisect(program: Program, passes: list[str], budget: InlineBudget, out: TextIO) -> int:
     """Print the first rewrite that changes the output of `program` (at -O0, as CPS conversion
     makes it); status 0 if one is found, 1 if none."""
-    found = first_bad_rewrite(program, passes, level)
+    found = first_bad_rewrite(program, passes, budget)
     if found is None:
         print("bisect: the output is the same after every rewrite", file=out)
         return 1
     n, total = found
-    before, _ = optimised_with_fuel(program, passes, level, n - 1)
-    after, context = optimised_with_fuel(program, passes, level, n)
+    before, _ = optimised_with_fuel(program, passes, budget, n - 1)
+    after, context = optimised_with_fuel(program, passes, budget, n)
     print(f"bisect: rewrite {n} of {total} changes the output", file=out)
     print(f"bisect: {context.last_rewrite}", file=out)
     wrong = _outcome(after)

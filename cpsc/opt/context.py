@@ -1,5 +1,5 @@
-"""What a pass is given besides the program: the `-O` level, the optimisation fuel, and where
-to put remarks.
+"""What a pass is given besides the program: the inliner's budget (an `-O` level's), the
+optimisation fuel, and where to put remarks.
 
 Fuel (`--fuel=N`) bounds the rewrites of a whole pipeline: every pass asks before each rewrite
 and stops rewriting once N have been done, so `cpsc bisect` can find by binary search on N the
@@ -33,9 +33,20 @@ class Remark:
         return f"{self.loc or '<unknown>'}: remark: {self.message}"
 
 
+@dataclass(frozen=True)
+class InlineBudget:
+    """How far the inliner may grow code (an `-O` level's, `cpsc.opt.pipeline.LEVELS`); sizes
+    count a function's bindings and terminators. The defaults are -O2's."""
+
+    small: int = 12  # a callee this size or smaller is always inlined
+    known_argument: int = 40  # ... this size, when an argument is a known closure, block or constant
+    caller: int = 3000  # no caller grows beyond this by inlining
+    rounds: int = 3  # sweeps of the whole program, each inlining into what the last one made
+
+
 @dataclass
 class PassContext:
-    level: int = 2
+    inline_budget: InlineBudget = InlineBudget()
     fuel: int | None = None  # rewrites left; None: unlimited
     spent: int = 0
     last_rewrite: str | None = None

@@ -16,7 +16,6 @@ which the pass checks). Mutually recursive groups are left alone.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,7 +25,6 @@ from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
 from cpsc.opt.analysis import ProgramFacts
 from cpsc.opt.context import PassContext
-from cpsc.opt.planted import planted
 from cpsc.opt.substitute import CallSite, Relocation, ReturnPoint, call_sites_in, return_point
 
 Stats = Counter[str]
@@ -105,6 +103,14 @@ def _returns_to_caller(program: Program, site: CallSite) -> bool:
             and cont.terminator == ir.Jump(ir.Ret(site.function), (call.var,)))
 
 
+def reparented(program: Program, children: list[str], parent: str) -> dict[str, ir.Function]:
+    """The functions nested in a contified function, now nested in `parent` (its code is
+    there now, and their free variables with it)."""
+    table = program.function_table
+    return {child: ir.Function(c.name, c.params, c.result, c.entry, parent, c.noinline)
+            for child in children for c in [table[child]]}
+
+
 def _contify(program: Program, plan: _Plan, names: NameSupply, facts: ProgramFacts,
              sites: _Sites) -> Program:
     g = program.function_table[plan.function]
@@ -118,10 +124,6 @@ def _contify(program: Program, plan: _Plan, names: NameSupply, facts: ProgramFac
         changed[site.label] = ir.Cont(site.label, plan.caller, cont.params, site_point.before,
                                       ir.Jump(head, site.call(program).args))
     assert point is not None
-    if planted("contify.handler_ignored"):
-        point = dataclasses.replace(point, handler=None)
-    if planted("contify.raise_past_handler"):
-        point = dataclasses.replace(point, raises=ir.Exn(plan.caller))
     if point.continuation is not None:
         changed[point.continuation.label] = point.continuation
     changed[head] = ir.Cont(head, plan.caller, g.params, (), ir.Jump(g.entry, ()))
@@ -133,10 +135,7 @@ def _contify(program: Program, plan: _Plan, names: NameSupply, facts: ProgramFac
             assert isinstance(cont.terminator, ir.TailCall)
             cont = ir.Cont(label, cont.function, cont.params, cont.bindings, ir.Jump(head, cont.terminator.args))
         changed[label] = relocation.cont(cont, plan.caller, cont.params)
-    functions: dict[str, ir.Function] = {}
-    for child in [] if planted("contify.parent_kept") else facts.children(g.name):
-        c = program.function_table[child]
-        functions[child] = ir.Function(c.name, c.params, c.result, c.entry, plan.caller, c.noinline)
+    functions = reparented(program, facts.children(g.name), plan.caller)
     program = program.with_conts(changed, functions=functions, removed_functions=[g.name])
     facts.changed(program, plan.caller, list(changed.values()), [])
     facts.moved(g.name, g.parent, plan.caller)

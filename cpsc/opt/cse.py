@@ -26,10 +26,8 @@ from cpsc.cps import ir
 from cpsc.cps.primops import evaluate, is_pure, never_returns
 from cpsc.cps.program import Program
 from cpsc.cps.rewrite import cont_definitions, rename_program
-from cpsc.opt.analysis import FunctionGraph, first_exit, incoming_arguments
+from cpsc.opt.analysis import FunctionGraph, first_exit, fold_primitive, immutable_types, incoming_arguments
 from cpsc.opt.context import PassContext
-from cpsc.opt.planted import planted
-from cpsc.opt.simplify import fold_primitive
 
 Stats = Counter[str]
 
@@ -47,27 +45,13 @@ def _constant_number(c: ir.Const) -> Number:
     return ("const", c.type, type(c.value).__name__, repr(c.value))
 
 
-def immutable_types(program: Program) -> frozenset[ir.Type]:
-    """Data types no block of which is ever mutable (a field load from one is pure)."""
-    built: set[ir.Type] = set()
-    mutable: set[ir.Type] = set()
-    for cont in program.cont_table.values():
-        for b in cont.bindings:
-            if isinstance(b.value, ir.MakeBlock):
-                (mutable if b.value.mutable else built).add(b.var.type)
-    return frozenset(built - mutable)
-
-
 def numberable(value: ir.Value, record_type: ir.Type | None, immutable: frozenset[ir.Type]) -> bool:
     """Whether equal instances of `value` always give equal results and may share one
     evaluation: pure primitives, and loads from tuples and immutable blocks."""
     if isinstance(value, ir.Prim):
-        if planted("cse.effects_merged") and value.op in ("array_unsafe_get", "read_line"):
-            return True
         return is_pure(value.op) and not never_returns(value.op)
     if isinstance(value, ir.Field):
-        return record_type is not None and (record_type.name == "*" or record_type in immutable
-                                            or planted("cse.effects_merged"))
+        return record_type is not None and (record_type.name == "*" or record_type in immutable)
     return False
 
 
@@ -122,8 +106,6 @@ class _Numbering:
         arguments = self.incoming.get(label)
         if not arguments:
             return param.name
-        if planted("cse.phi_input_dropped") and len(arguments) > 1:
-            arguments = arguments[1:]
         numbers = set()
         for args in arguments:
             n = self.of(args[index])
@@ -180,7 +162,7 @@ class _Numbering:
         if c not in self.constants or x in self.constants:
             return None
         amount = self.constants[c].value
-        if v.op == "sub_int" and not planted("cse.offset_sign"):
+        if v.op == "sub_int":
             amount = evaluate("neg_int", [amount], [])
         base, before = self.offsets.get(x, (x, 0))
         return base, evaluate("add_int", [before, amount], [])

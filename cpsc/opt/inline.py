@@ -15,9 +15,7 @@ the caller before the call; the pass checks this and otherwise leaves the call a
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
-from dataclasses import dataclass
 
 from cpsc.cps import ir
 from cpsc.cps.graphs import strongly_connected_components
@@ -26,25 +24,13 @@ from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import cont_definitions, function_references
 from cpsc.opt.analysis import ProgramFacts, name_supply, named_functions
 from cpsc.opt.context import PassContext
-from cpsc.opt.planted import planted
-from cpsc.opt.substitute import CallSite, Relocation, call_sites_in, return_point
+from cpsc.opt.substitute import CallSite, Relocation, call_sites_in, parameter_values, return_point
 
 Stats = Counter[str]
 
 
 class NotInlinable(Exception):
     """`inline_call_site` was asked for a call it cannot inline; the message says why."""
-
-
-@dataclass(frozen=True)
-class Budget:
-    small: int  # a callee this size or smaller is always inlined
-    known_argument: int  # ... this size, when an argument is a known closure, block or constant
-    caller: int  # no caller grows beyond this by inlining
-    rounds: int
-
-
-BUDGETS = {1: Budget(4, 8, 500, 1), 2: Budget(12, 40, 3000, 3), 3: Budget(30, 100, 8000, 4)}
 
 
 def call_sites(program: Program, function: str) -> list[CallSite]:
@@ -88,13 +74,9 @@ class _Inliner:
         callee = program.function_table[site.callee]
         args = site.call(program).args
         point = return_point(program, site, self.names, facts.may_return(callee.name))
-        if planted("inline.handler_ignored"):
-            point = dataclasses.replace(point, handler=None)
-        if planted("inline.swap_arguments"):
-            args = tuple(reversed(args))
         subtree = facts.subtree(callee.name)
         functions = {callee.name: site.function} | {f: self.names.fresh_copy(f) for f in subtree[1:]}
-        variables: dict[str, ir.Operand] = dict(zip((p.name for p in callee.params), args))
+        variables = parameter_values(callee, args)
         labels: dict[str, str] = {}
         for f in subtree:
             if f != callee.name:
@@ -106,7 +88,7 @@ class _Inliner:
                 labels.update({b.value.ret: self.names.fresh_copy(b.value.ret) for b in cont.bindings
                                if isinstance(b.value, ir.CallC)})
         relocation = Relocation(callee.name, site.function, point, variables, labels, functions,
-                                self.names, callee.result, planted("inline.tail_call_kept"))
+                                self.names, callee.result)
         copies = [relocation.cont(program.cont_table[label], functions[f],
                                   tuple(relocation.var(p) for p in program.cont_table[label].params))
                   for f in subtree for label in facts.conts_of(f)]
@@ -148,7 +130,7 @@ class _Heuristic:
         self.facts = ProgramFacts(program)
         self.inliner = _Inliner(self.facts, names)
         self.context = context
-        self.budget = BUDGETS[max(1, min(3, context.level))]
+        self.budget = context.inline_budget
         self.stats = stats
         self.references = function_references(program)
         self.recursive = self.facts.recursive()
@@ -243,7 +225,7 @@ def inline_with_stats(program: Program, context: PassContext | None = None) -> t
     context = context if context is not None else PassContext()
     stats: Stats = Counter()
     names = context.name_supply(program)
-    for _ in range(BUDGETS[max(1, min(3, context.level))].rounds):
+    for _ in range(context.inline_budget.rounds):
         heuristic = _Heuristic(program, context, stats, names)
         program = heuristic.run()
         if not heuristic.may_find_more:

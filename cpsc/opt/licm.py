@@ -25,10 +25,8 @@ from cpsc.cps import ir
 from cpsc.cps.primops import is_pure, never_returns
 from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import cont_definitions
-from cpsc.opt.analysis import FunctionGraph, first_exit
+from cpsc.opt.analysis import FunctionGraph, first_exit, immutable_types
 from cpsc.opt.context import PassContext
-from cpsc.opt.cse import immutable_types
-from cpsc.opt.planted import planted
 
 Stats = Counter[str]
 
@@ -54,14 +52,14 @@ def block_fields(program: Program) -> dict[ir.Type, int]:
 
 
 def hoistable(value: ir.Value, blocks: dict[ir.Type, int]) -> bool:
+    """Whether `value` may be computed before the loop instead of in it: a pure primitive that
+    cannot fail, or a load of a slot every block of its type has (`blocks`), so that taking it
+    early on a path that would not have taken it cannot fault."""
     if isinstance(value, ir.Prim):
-        if planted("licm.effects_hoisted") and value.op == "array_unsafe_get":
-            return True
         return is_pure(value.op) and not never_returns(value.op) and value.op not in PARTIAL
     if isinstance(value, ir.Field):
         record_type = value.record.type
-        return (record_type.name == "*" or value.index < blocks.get(record_type, 0)
-                or planted("licm.speculative_load") and record_type.name not in ("ref", "array"))
+        return record_type.name == "*" or value.index < blocks.get(record_type, 0)
     return False
 
 
@@ -94,14 +92,19 @@ def natural_loops(graph: FunctionGraph) -> dict[str, set[str]]:
     return dict(sorted(loops.items(), key=lambda item: order[item[0]]))
 
 
+def defined_in(conts: dict[str, ir.Cont], body: set[str]) -> set[str]:
+    """The variables a loop defines, which a value using one cannot leave it: its continuations'
+    parameters (a loop's phis change from one iteration to the next) and bindings."""
+    return {v.name for label in body for v in cont_definitions(conts[label])}
+
+
 def _hoist_loop(conts: dict[str, ir.Cont], graph: FunctionGraph, header: str, body: set[str],
                 blocks: dict[ir.Type, int], stats: Stats) -> bool:
     """Move the loop's invariant values to the end of the header's immediate dominator."""
     preheader = graph.dominators.idom.get(header)
     if preheader is None or first_exit(conts[preheader]) < len(conts[preheader].bindings):
         return False
-    in_loop = {v.name for label in body for v in cont_definitions(conts[label])
-               if not (planted("licm.phis_ignored") and v in conts[label].params)}
+    in_loop = defined_in(conts, body)
     hoisted: list[ir.Binding] = []
     for label in graph.labels:
         if label not in body:

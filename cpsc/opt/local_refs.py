@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
-from cpsc.cps.rewrite import rename_program
+from cpsc.cps.rewrite import relabel_terminator, rename_program
 from cpsc.opt.analysis import FunctionGraph
 from cpsc.opt.context import PassContext
-from cpsc.opt.planted import planted
 from cpsc.types.types import UNIT
 
 Stats = Counter[str]
@@ -69,22 +68,31 @@ def local_refs_candidates(program: Program) -> dict[str, LocalRef]:
             for name in ir.uses_of_value(b.value):
                 if name in defined:
                     used_in.setdefault(name, set()).add(cont.label)
-                if name in defined and (not _is_cell_use(b.value, name) or
-                                        program.cont_table[defined[name][0]].function != cont.function
-                                        and not planted("local_refs.captured_promoted")):
+                if name in defined and (not _is_cell_use(b.value, name)
+                                        or captured(program, defined[name][0], cont)):
                     escaped.add(name)
         escaped.update(ir.terminator_uses(cont.terminator))
     return {name: LocalRef(b.var, label, frozenset(used_in.get(name, ())))
             for name, (label, b) in sorted(defined.items()) if name not in escaped}
 
 
+def captured(program: Program, definition: str, use: ir.Cont) -> bool:
+    """Whether a ref made in continuation `definition` and used in `use` is used by a function
+    nested in its own (which reads it when called, wherever that is): then it escapes."""
+    return program.cont_table[definition].function != use.function
+
+
+def join_predecessors(graph: FunctionGraph, label: str) -> list[str]:
+    """The reachable predecessors of `label`, a loop's back edges included: a value stored in
+    the loop comes back to its header by them."""
+    return [p for p in graph.preds[label] if p in graph.preds]
+
+
 def dominance_frontiers(graph: FunctionGraph) -> dict[str, set[str]]:
     """Cooper, Harvey and Kennedy's walk up from each predecessor of a join."""
     frontiers: dict[str, set[str]] = {label: set() for label in graph.labels}
     for label in graph.labels[1:]:
-        preds = [p for p in graph.preds[label] if p in frontiers]
-        if planted("local_refs.loop_phi_missing"):
-            preds = [p for p in preds if not graph.dominators.dominates(label, p)]
+        preds = join_predecessors(graph, label)
         if len(set(preds)) < 2:
             continue
         for p in preds:
@@ -127,6 +135,12 @@ class _Promotion:
             self._pass_to_phis(label, out, at_exit)
         return True
 
+    def note_exit(self, at_exit: dict[tuple[str, str], ir.Operand], edge: tuple[str, str],
+                  current: ir.Operand | None) -> None:
+        """The value a continuation entered from the middle of a block (a call's handler, a
+        callc's target) sees: the one current at the call, not the block's last."""
+        at_exit[edge] = current  # type: ignore[assignment]
+
     def _rewrite(self, label: str, current: ir.Operand | None, at_exit: dict[tuple[str, str], ir.Operand]) -> ir.Operand:
         cont = self.conts[label]
         kept = []
@@ -142,8 +156,8 @@ class _Promotion:
                 self.renaming[b.var.name] = UNIT_VALUE
             else:
                 exit_to = v.target if isinstance(v, ir.CallC) else ir.handler_of(v)
-                if exit_to is not None and not planted("local_refs.handler_sees_last_store"):
-                    at_exit[(label, exit_to)] = current  # type: ignore[assignment]
+                if exit_to is not None:
+                    self.note_exit(at_exit, (label, exit_to), current)
                 kept.append(b)
         params = cont.params + ((self.phis[label],) if label in self.phis else ())
         self.conts[label] = ir.Cont(label, cont.function, params, tuple(kept), cont.terminator)
@@ -156,14 +170,11 @@ class _Promotion:
             ir.Binding(b.var, ir.CallC(b.value.target, b.value.args + (at_exit[(label, b.value.target)],), b.value.ret))
             if isinstance(b.value, ir.CallC) and b.value.target in self.phis else b for b in cont.bindings)
         term = cont.terminator
-        if isinstance(term, ir.Jump) and isinstance(term.target, str) and term.target in self.phis:
-            term = ir.Jump(term.target, term.args + (out[label],))
-        elif isinstance(term, ir.Branch) and (term.if_true in self.phis or term.if_false in self.phis):
-            term = ir.Branch(term.condition, self._edge(cont, term.if_true, out[label]),
-                             self._edge(cont, term.if_false, out[label]))
-        elif isinstance(term, ir.Switch) and any(target in self.phis for target in term.labels):
-            term = ir.Switch(term.value, tuple((k, self._edge(cont, target, out[label])) for k, target in term.cases),
-                             self._edge(cont, term.default, out[label]))
+        if isinstance(term, ir.Jump):
+            if isinstance(term.target, str) and term.target in self.phis:
+                term = ir.Jump(term.target, term.args + (out[label],))
+        else:
+            term = relabel_terminator(term, lambda target: self._edge(cont, target, out[label]))
         if bindings != cont.bindings or term is not cont.terminator:
             self.conts[label] = ir.Cont(label, cont.function, cont.params, bindings, term)
 
@@ -229,7 +240,7 @@ def _promote(graph: FunctionGraph, names: NameSupply,
     handlers = {h for label in graph.labels for b in conts[label].bindings if (h := ir.handler_of(b.value)) is not None}
     handlers.add(graph.labels[0])
     ref, definition = local.var, local.definition
-    uses = [label for label in local.used_in if label in graph.preds or not planted("local_refs.captured_promoted")]
+    uses = list(local.used_in)
     if definition not in graph.preds or any(not graph.dominators.dominates(definition, label) for label in uses):
         return None  # used in code the definition does not dominate: unreachable, left alone
     stores = {definition} | {label for label in uses if any(

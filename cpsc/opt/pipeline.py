@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cpsc.cps.program import Program
-from cpsc.opt.context import PassContext
+from cpsc.opt.context import InlineBudget, PassContext
 from cpsc.opt.contify import contify_with_stats
 from cpsc.opt.cse import cse_with_stats
 from cpsc.opt.inline import inline_with_stats
@@ -59,11 +59,27 @@ def register_pass(name: str, function: Callable[[Program], Program], doc: str | 
     return PASSES[name]
 
 
-LEVELS: dict[int, list[str]] = {
-    0: [],
-    1: ["simplify", "inline", "simplify"],
-    2: ["simplify", "contify", "inline", "simplify", "contify", "local_refs", "cse", "licm", "simplify"],
-    3: ["simplify", "contify", "inline", "simplify", "contify", "local_refs", "cse", "licm", "simplify"],
+@dataclass(frozen=True)
+class Level:
+    """What `-O<n>` means: the passes it runs, in order, and how far the inliner may grow code."""
+
+    passes: list[str]
+    inline_budget: InlineBudget
+
+    def context(self, fuel: int | None = None) -> PassContext:
+        """A context for one run of this level's pipeline (`fuel`: see `PassContext`)."""
+        return PassContext(inline_budget=self.inline_budget, fuel=fuel)
+
+
+_EVERY_PASS = ["simplify", "contify", "inline", "simplify", "contify", "local_refs", "cse", "licm", "simplify"]
+
+LEVELS: dict[int, Level] = {
+    0: Level([], InlineBudget()),
+    # Inlining of small functions only, and the cleaning up after it.
+    1: Level(["simplify", "inline", "simplify"], InlineBudget(small=4, known_argument=8, caller=500, rounds=1)),
+    2: Level(_EVERY_PASS, InlineBudget()),
+    # -O2's passes with an inliner that may make code larger to make it faster.
+    3: Level(_EVERY_PASS, InlineBudget(small=30, known_argument=100, caller=8000, rounds=4)),
 }
 
 

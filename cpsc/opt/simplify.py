@@ -21,22 +21,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cpsc.cps import ir
-from cpsc.cps.interp import switch_target
-from cpsc.cps.primops import PRIMOPS, evaluate, is_pure, never_returns
+from cpsc.cps.primops import is_pure
 from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import (
     label_census,
+    live_functions,
+    relabel_terminator,
     rename_program,
     rename_terminator,
     rename_value,
     split_callc,
     use_census,
 )
-from cpsc.opt.analysis import incoming_arguments
+from cpsc.opt.analysis import fold_primitive, incoming_arguments
 from cpsc.opt.context import PassContext
 from cpsc.opt.parts import independent_parts
-from cpsc.opt.planted import planted
-from cpsc.types.types import BOOL, EXNID
+from cpsc.types.types import BOOL
 
 Stats = Counter[str]
 
@@ -82,11 +82,10 @@ def fold_constants(program: Program, stats: Stats, region: Region) -> Program:
             if not renaming.keys().isdisjoint(ir.terminator_uses(term)):
                 term = rename_terminator(term, renaming)
             if isinstance(term, ir.Branch) and isinstance(term.condition, ir.Const):
-                taken = bool(term.condition.value) != planted("simplify.branch_inverted")
-                term = ir.Jump(term.if_true if taken else term.if_false, ())
+                term = ir.Jump(branch_taken(term), ())
                 stats["branches folded"] += 1
             elif isinstance(term, ir.Switch) and isinstance(term.value, ir.Const):
-                term = ir.Jump(switch_target(term, term.value.value), ())  # type: ignore[arg-type]
+                term = ir.Jump(term.target(term.value.value), ())  # type: ignore[arg-type]
                 stats["branches folded"] += 1
             if bindings is not cont.bindings or term is not cont.terminator:
                 changed[label] = ir.Cont(label, cont.function, cont.params, bindings, term)
@@ -162,6 +161,21 @@ def _fold_constructor_test(v: ir.Value, constructors: dict[str, ir.Const | None]
     return number
 
 
+def branch_taken(branch: ir.Branch) -> str:
+    """The target a branch on a constant condition goes to."""
+    assert isinstance(branch.condition, ir.Const)
+    return branch.if_true if branch.condition.value else branch.if_false
+
+
+def known_field(items: tuple[ir.Operand, ...], index: int, type_: ir.Type) -> ir.Operand | None:
+    """What slot `index` of a block built in sight of `items` holds, read as a `type_`. On a
+    path that tests for another constructor (dead, then) the slot may not exist or have another
+    type: only a slot that is there is known."""
+    if index < len(items) and items[index].type == type_:
+        return items[index]
+    return None
+
+
 def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTuple | ir.MakeBlock],
                    constructors: dict[str, ir.Const | None], renaming: dict[str, ir.Operand],
                    stats: Stats) -> tuple[ir.Binding, ...]:
@@ -173,14 +187,9 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
         if renaming and not renaming.keys().isdisjoint(ir.uses_of_value(v)):
             v = rename_value(v, renaming)
         if isinstance(v, ir.Field) and isinstance(v.record, ir.Var) and v.record.name in tuples:
-            # On a path that tests for another constructor (dead, then) a block's field may
-            # not exist or have another type: only a field that is there is folded.
-            items = tuples[v.record.name].items
-            index = v.index
-            if planted("simplify.wrong_field") and index + 1 < len(items) and items[index + 1].type == b.var.type:
-                index += 1
-            if index < len(items) and items[index].type == b.var.type:
-                renaming[b.var.name] = items[index]
+            item = known_field(tuples[v.record.name].items, v.index, b.var.type)
+            if item is not None:
+                renaming[b.var.name] = item
                 stats["fields of known blocks"] += 1
                 continue
         known = _fold_constructor_test(v, constructors)
@@ -199,47 +208,31 @@ def _fold_bindings(bindings: tuple[ir.Binding, ...], tuples: dict[str, ir.MakeTu
     return tuple(out)
 
 
-def fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:
-    """The constant a pure primitive of constant operands evaluates to (None: not foldable)."""
-    if isinstance(v, ir.Prim) and v.op == "phys_eq" and all(isinstance(a, ir.Const) and a.type == EXNID
-                                                            for a in v.args):
-        return ir.Const(v.args[0].value == v.args[1].value, BOOL)  # type: ignore[union-attr]
-    if not (isinstance(v, ir.Prim) and v.op in PRIMOPS and is_pure(v.op) and not never_returns(v.op)
-            and all(isinstance(a, ir.Const) for a in v.args)):
-        return None
-    try:
-        return ir.Const(evaluate(v.op, [a.value for a in v.args], []), result_type)  # type: ignore[union-attr]
-    except Exception:  # noqa: BLE001 - a fold that fails (division by zero) is simply not done
-        return None
-
-
-def _removable(value: ir.Value) -> bool:
+def removable(value: ir.Value) -> bool:
+    """Whether a binding of `value` may go when nothing uses its variable: it has no effect."""
     if isinstance(value, ir.Prim):
-        return is_pure(value.op) or planted("simplify.impure_dead") and not never_returns(value.op)
+        return is_pure(value.op)
     return isinstance(value, (ir.MakeTuple, ir.Field, ir.MakeClosure, ir.MakeBlock))
-
-
-_REMOVABLE_KEY = {False: "simplify.removable", True: "simplify.removable (planted)"}
 
 
 def _removable_names(cont: ir.Cont) -> tuple[str, ...]:
     """The variables of the bindings that go if nothing uses them."""
-    return tuple(b.var.name for b in cont.bindings if _removable(b.value))
+    return tuple(b.var.name for b in cont.bindings if removable(b.value))
 
 
 def remove_dead(program: Program, stats: Stats, region: Region) -> Program:
     uses = use_census(program)
     changed: dict[str, ir.Cont] = {}
     for cont in program.cont_table.values():
-        removable = cont.memo(_REMOVABLE_KEY[planted("simplify.impure_dead")], _removable_names)
-        if not removable or all(uses[name] for name in removable):
+        names = cont.memo("simplify.removable", _removable_names)
+        if not names or all(uses[name] for name in names):
             continue
-        kept = tuple(b for b in cont.bindings if uses[b.var.name] or not _removable(b.value))
+        kept = tuple(b for b in cont.bindings if uses[b.var.name] or not removable(b.value))
         if len(kept) != len(cont.bindings):
             stats["dead values removed"] += len(cont.bindings) - len(kept)
             changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, kept, cont.terminator)
     program = program.with_conts(changed)
-    live, reachable = live_functions(program, region.roots)
+    live, reachable = _live_code(program, region.roots)
     dead_functions = {f for f in program.function_table if f not in live}
     dead_conts = {label for label in program.cont_table if label not in reachable}
     if dead_functions or dead_conts:
@@ -249,22 +242,17 @@ def remove_dead(program: Program, stats: Stats, region: Region) -> Program:
     return program
 
 
-def live_functions(program: Program, roots: tuple[str, ...]) -> tuple[set[str], set[str]]:
-    """The functions the `roots` can reach through the calls, tail calls and closures of
-    reachable continuations, and those continuations. (Counting references would keep a
-    recursive function that only it names, or that only dead code names, and then its parent
-    could go while it stays.)"""
-    live = set(roots)
+def _live_code(program: Program, roots: tuple[str, ...]) -> tuple[set[str], set[str]]:
+    """The functions the `roots` reach (`live_functions`) and their reachable continuations."""
+    table = program.cont_table
     reachable: set[str] = set()
-    work = list(roots)
-    while work:
-        for label in function_conts(program, work.pop(), program.cont_table):
-            reachable.add(label)
-            for g in program.cont_table[label].memo("simplify.named", _functions_named):
-                if g not in live and g in program.function_table:
-                    live.add(g)
-                    work.append(g)
-    return live, reachable
+
+    def named(function: str) -> list[str]:
+        labels = function_conts(program, function, table)
+        reachable.update(labels)
+        return [g for label in labels for g in table[label].memo("simplify.named", _functions_named)]
+
+    return live_functions(roots, named, program.function_table), reachable
 
 
 def _functions_named(cont: ir.Cont) -> list[str]:
@@ -333,13 +321,7 @@ def eta_reduce(program: Program, stats: Stats, region: Region) -> Program:
     changed = {}
     for cont in program.cont_table.values():
         term = cont.terminator
-        new_term = term
-        if isinstance(term, ir.Jump) and isinstance(term.target, str) and term.target in forward:
-            new_term = ir.Jump(final(term.target), term.args)
-        elif isinstance(term, ir.Branch) and (term.if_true in forward or term.if_false in forward):
-            new_term = ir.Branch(term.condition, final(term.if_true), final(term.if_false))
-        elif isinstance(term, ir.Switch) and any(label in forward for label in term.labels):
-            new_term = ir.Switch(term.value, tuple((v, final(label)) for v, label in term.cases), final(term.default))
+        new_term = relabel_terminator(term, final)
         bindings = tuple(
             ir.Binding(b.var, ir.CallC(final(b.value.target), b.value.args, b.value.ret))
             if isinstance(b.value, ir.CallC) and b.value.target in forward else b for b in cont.bindings)
@@ -478,13 +460,7 @@ def _remove_dead_functions(program: Program, parts: list[Part], named: dict[str,
     """The program without the functions main cannot reach (as `live_functions` finds them,
     from the functions each function names: `named`), and the numbers of the parts that lost
     some and keep others (their code may have used values nothing else uses)."""
-    live = {program.main}
-    work = [program.main]
-    while work:
-        for g in named[work.pop()]:
-            if g not in live and g in program.function_table:
-                live.add(g)
-                work.append(g)
+    live = live_functions([program.main], named.__getitem__, program.function_table)
     if len(live) == len(program.function_table):
         return program, []
     table = program.cont_table

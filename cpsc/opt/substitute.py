@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
-from cpsc.cps.rewrite import rename_terminator, rename_value
+from cpsc.cps.rewrite import relabel_terminator, rename_terminator, rename_value
 
 
 @dataclass(unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
@@ -107,6 +107,12 @@ def return_point(program: Program, site: CallSite, names: NameSupply, returns: b
     return ReturnPoint(label, raises, call.handler, receiver, before)
 
 
+def parameter_values(callee: ir.Function, args: tuple[ir.Operand, ...]) -> dict[str, ir.Operand]:
+    """What each of the callee's parameters stands for in its substituted body: the call's
+    argument in the same position."""
+    return dict(zip((p.name for p in callee.params), args))
+
+
 @dataclass
 class Relocation:
     """How code of the function `source` becomes code of `target` at a return point:
@@ -120,7 +126,6 @@ class Relocation:
     functions: dict[str, str]  # nested functions (and `source` itself) to their new names
     names: NameSupply
     result: ir.Type
-    keep_tail_calls: bool = False  # only ever True for a planted bug
 
     def label(self, label: str) -> str:
         return self.labels.get(label, label)
@@ -161,15 +166,12 @@ class Relocation:
         term = rename_terminator(cont.terminator, self.variables)
         if isinstance(term, ir.Jump):
             term = ir.Jump(self.target_of(term.target, owner), term.args)
-        elif isinstance(term, ir.Branch):
-            term = ir.Branch(term.condition, self.label(term.if_true), self.label(term.if_false))
-        elif isinstance(term, ir.Switch):
-            term = ir.Switch(term.value, tuple((v, self.label(k)) for v, k in term.cases), self.label(term.default))
+        elif isinstance(term, (ir.Branch, ir.Switch)):
+            term = relabel_terminator(term, self.label)
         elif isinstance(term, ir.TailCall):
             term = ir.TailCall(self.function(term.function), term.args, term.loc)
-        if (in_source and isinstance(term, (ir.TailCall, ir.TailApply)) and not self.point.is_tail
-                and not self.keep_tail_calls):
-            term = self._returned_call(term, bindings)
+        if in_source and isinstance(term, (ir.TailCall, ir.TailApply)) and not self.point.is_tail:
+            term = self.returned_call(term, bindings)
         return ir.Cont(self.label(cont.label), owner, params, tuple(bindings), term)
 
     def var(self, var: ir.Var) -> ir.Var:
@@ -177,7 +179,7 @@ class Relocation:
         assert isinstance(renamed, ir.Var)
         return renamed
 
-    def _returned_call(self, term: ir.TailCall | ir.TailApply, bindings: list[ir.Binding]) -> ir.Jump:
+    def returned_call(self, term: ir.TailCall | ir.TailApply, bindings: list[ir.Binding]) -> ir.Jump:
         """A tail call of the substituted code is no longer one: its result goes to the
         return point."""
         result = ir.Var(self.names.fresh("r"), self.result)

@@ -295,8 +295,8 @@ class Session:
     def _apply(self, program: Program, step: Step, context: PassContext) -> Program:
         if step.kind == "pipeline":
             level = int(step.args[0])
-            context.level = level
-            return run_pipeline(program, LEVELS[level], context=context)[0]
+            context.inline_budget = LEVELS[level].inline_budget
+            return run_pipeline(program, LEVELS[level].passes, context=context)[0]
         if step.kind == "inline":
             function, site = str(step.args[0]), int(step.args[1])
             sites = call_sites(program, self._function(program, function))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cpsc.cps import ir as cps
-from cpsc.cps.interp import ClosureValue, switch_target
+from cpsc.cps.interp import ClosureValue
 from cpsc.cps.primops import evaluate
 from cpsc.semantics.builtins import FlRaise
 from cpsc.semantics.values import Machine, Outcome, machine, run_deep
@@ -40,7 +40,7 @@ class SsaInterpreter:
                     target = term.if_true if self.operand(term.condition, env) else term.if_false
                     previous, block = block.label, blocks[target]
                 elif isinstance(term, cps.Switch):
-                    previous, block = block.label, blocks[switch_target(term, self.operand(term.value, env))]
+                    previous, block = block.label, blocks[term.target(self.operand(term.value, env))]
                 elif isinstance(term, ir.Invoke):
                     previous, block = block.label, blocks[self.invoke(term, env)]
                 elif isinstance(term, ir.Raise):

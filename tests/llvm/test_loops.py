@@ -25,7 +25,7 @@ let () =
 
 
 def _optimised_llvm(source: str) -> str:
-    cps, _ = driver.optimise(driver.to_cps(driver.front_end(source, "prog.fl")), LEVELS[2])
+    cps, _ = driver.optimise(driver.to_cps(driver.front_end(source, "prog.fl")), LEVELS[2].passes)
     return str(optimize(driver.to_llvm(driver.to_ssa_module(cps)), 2))
 
 
@@ -53,7 +53,7 @@ let () =
 
 
 def test_a_higher_order_pipeline_allocates_no_closure_per_element():
-    cps, _ = driver.optimise(driver.to_cps(driver.front_end(PIPELINE, "prog.fl")), LEVELS[2])
+    cps, _ = driver.optimise(driver.to_cps(driver.front_end(PIPELINE, "prog.fl")), LEVELS[2].passes)
     inner_loops = 0
     for function in cps.functions:
         graph = FunctionGraph(cps, function)

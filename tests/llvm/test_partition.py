@@ -34,7 +34,7 @@ let () = print_newline ()
 
 
 def _module(source: str, opt: int = 2):  # type: ignore[no-untyped-def]
-    cps, _ = driver.optimise(driver.to_cps(driver.front_end(source, "prog.fl")), LEVELS[opt])
+    cps, _ = driver.optimise(driver.to_cps(driver.front_end(source, "prog.fl")), LEVELS[opt].passes, context=LEVELS[opt].context())
     return driver.to_ssa_module(cps)
 
 

@@ -17,7 +17,7 @@ PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
 
 
 def _tables(source: str, opt: int = 2) -> dict[str, dict]:  # type: ignore[type-arg]
-    cps, _ = driver.optimise(driver.to_cps(driver.front_end(source, "prog.fl")), LEVELS[opt])
+    cps, _ = driver.optimise(driver.to_cps(driver.front_end(source, "prog.fl")), LEVELS[opt].passes, context=LEVELS[opt].context())
     return {f.name: switch_tables(f) for f in driver.to_ssa_module(cps).functions}
 
 
@@ -79,7 +79,7 @@ def test_sparse_small_and_unalike_switches_stay_switches():
 
 def test_a_table_is_emitted_as_constant_data_not_a_switch():
     llvm_ir = driver.to_llvm(driver.to_ssa_module(driver.optimise(
-        driver.to_cps(driver.front_end(_big_match(300), "prog.fl")), LEVELS[2])[0]))
+        driver.to_cps(driver.front_end(_big_match(300), "prog.fl")), LEVELS[2].passes)[0]))
     assert "switch i64" not in llvm_ir
     assert "private unnamed_addr constant [299 x i64]" in llvm_ir
 

@@ -60,7 +60,7 @@ def users_pass() -> Iterator[str]:
 def test_a_pipeline_builds_one_supply_that_covers_every_program_it_makes():
     context = PassContext()
     seen: list[tuple[str, Program]] = []
-    result, _ = run_pipeline(_program(), LEVELS[2], lambda name, p: seen.append((name, p)), context)
+    result, _ = run_pipeline(_program(), LEVELS[2].passes, lambda name, p: seen.append((name, p)), context)
     supply = context.names
     assert supply is not None and context.names_cover is result
     for name, program in seen:  # each pass's output: every name in it is one the supply knows

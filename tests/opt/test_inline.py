@@ -17,6 +17,7 @@ from cpsc.cps.program import Program
 from cpsc.cps.verify import verify
 from cpsc.opt.context import PassContext
 from cpsc.opt.inline import NotInlinable, call_sites, inline_call_site, inline_with_stats
+from cpsc.opt.pipeline import LEVELS
 from cpsc.opt.simplify import simplify
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -105,7 +106,7 @@ fun loop(n: int) -> int in main = callc loop.entry() ret (ret loop)
 
 def test_heuristic_remarks_say_why():
     program = parse_program((GOLDEN / "sq_before.cps").read_text())
-    context = PassContext(level=2)
+    context = PassContext()
     inlined, stats = inline_with_stats(program, context)
     verify(inlined)
     assert stats["calls inlined"] == 2
@@ -116,7 +117,7 @@ def test_heuristic_remarks_say_why():
 
 def test_fuel_stops_the_inliner():
     program = parse_program((GOLDEN / "sq_before.cps").read_text())
-    context = PassContext(level=2, fuel=1)
+    context = PassContext(fuel=1)
     inlined, stats = inline_with_stats(program, context)
     assert stats["calls inlined"] == 1 and context.spent == 1
     assert context.last_rewrite is not None and context.last_rewrite.startswith("inline: ")
@@ -203,6 +204,6 @@ def test_stopping_when_no_round_can_inline_more_loses_nothing(path):
         pytest.skip("does not compile")
     program, _ = run_pipeline(program, ["simplify", "contify"])
     for level in (2, 3):
-        stopped, _ = inline_with_stats(program, PassContext(level=level))
-        exhaustive = _rounds_until_one_inlines_nothing(program, PassContext(level=level))
+        stopped, _ = inline_with_stats(program, LEVELS[level].context())
+        exhaustive = _rounds_until_one_inlines_nothing(program, LEVELS[level].context())
         assert print_program(stopped) == print_program(exhaustive), f"-O{level}"

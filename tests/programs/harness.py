@@ -83,7 +83,7 @@ def interpreted(program: Program) -> dict[str, Outcome]:
     expr = driver.front_end(program.text, program.name)
     outcomes = {"ast": run_ast(expr, program.stdin)}
     for level in (0, 2):
-        cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[level], verify_each=True)
+        cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[level].passes, verify_each=True, context=LEVELS[level].context())
         text = print_program(cps)
         assert print_program(parse_program(text)) == text, "CPS print/parse round trip"
         outcomes[f"cps-O{level}"] = run_cps(cps, program.stdin)
@@ -96,7 +96,7 @@ def interpreted(program: Program) -> dict[str, Outcome]:
 
 def native(program: Program, opt: int = 2, parts: int | None = None) -> Outcome:
     expr = driver.front_end(program.text, program.name)
-    cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[opt], verify_each=True)
+    cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[opt].passes, verify_each=True, context=LEVELS[opt].context())
     with tempfile.TemporaryDirectory() as tmp:
         exe = str(Path(tmp) / "prog")
         driver.native_executable(driver.to_ssa_module(cps), opt, exe, parts=parts)

@@ -21,6 +21,6 @@ def test_deep_recursion_at_each_interpreter(level):
     if level == "ast":
         outcome = run_ast(expr, "")
     else:
-        cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[2])
+        cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[2].passes)
         outcome = run_cps(cps, "") if level == "cps" else run_ssa(driver.to_ssa_module(cps), "")
     check_outcome(PROGRAM, outcome, level)

@@ -85,7 +85,7 @@ def test_optimised_programs_do_no_more_work(source: str):
     unoptimised: Counter[str] = Counter()
     reference = run_cps(cps, counts=unoptimised)
     for level in (1, 2):
-        optimised, _ = driver.optimise(cps, LEVELS[level])
+        optimised, _ = driver.optimise(cps, LEVELS[level].passes, context=LEVELS[level].context())
         counts: Counter[str] = Counter()
         assert run_cps(optimised, counts=counts) == reference
         assert _work(counts) <= _work(unoptimised) + WORK_ALLOWANCE, (level, counts, unoptimised, source)

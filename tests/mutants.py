@@ -1,0 +1,213 @@
+"""Mutants of the optimiser: plausible wrong versions of its passes, each made by replacing one
+named helper of a pass from outside it, so that the property tests can be shown to catch what a
+real mistake in a pass would do (and the passes read as what they do).
+
+`scripts/planted-bugs` runs the tests once per mutant, with `CPSC_MUTANT=<name>`; `conftest.py`
+applies it before any test runs. A mutant replaces a module's attribute, which the pass looks up
+when it calls it: in the pure build only (compiled by mypyc, a call inside a module is bound when
+compiled), so the mutation run sets `CPSC_PURE=1`, and `apply` refuses a compiled build.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cpsc import native
+from cpsc.cps import ir
+from cpsc.cps.primops import never_returns
+from cpsc.opt import contify, cse, inline, licm, local_refs, simplify
+
+ENVIRONMENT = "CPSC_MUTANT"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    description: str
+    replacements: Callable[[], list[tuple[Any, str, Any]]]  # (module or class, attribute, new value)
+
+    def apply(self) -> None:
+        if native.mode() == "compiled":
+            raise RuntimeError("mutants patch the pure build: run with CPSC_PURE=1")
+        for owner, attribute, value in self.replacements():
+            if not hasattr(owner, attribute):  # a helper renamed: the mutant would test nothing
+                raise RuntimeError(f"mutant {self.name}: {owner.__name__} has no {attribute}")
+            setattr(owner, attribute, value)
+
+
+def _handler_ignored(module: Any) -> list[tuple[Any, str, Any]]:
+    original = module.return_point
+
+    def return_point(*args: Any, **kwargs: Any) -> Any:
+        return dataclasses.replace(original(*args, **kwargs), handler=None)
+    return [(module, "return_point", return_point)]
+
+
+def _raise_past_handler() -> list[tuple[Any, str, Any]]:
+    original = contify.return_point
+
+    def return_point(program: Any, site: Any, *args: Any) -> Any:
+        return dataclasses.replace(original(program, site, *args), raises=ir.Exn(site.function))
+    return [(contify, "return_point", return_point)]
+
+
+def _swap_arguments() -> list[tuple[Any, str, Any]]:
+    original = inline.parameter_values
+    return [(inline, "parameter_values", lambda callee, args: original(callee, tuple(reversed(args))))]
+
+
+def _tail_call_kept() -> list[tuple[Any, str, Any]]:
+    class TailCallsKept(inline.Relocation):  # type: ignore[misc]
+        def returned_call(self, term: Any, bindings: Any) -> Any:
+            return term
+    return [(inline, "Relocation", TailCallsKept)]
+
+
+def _effects_merged() -> list[tuple[Any, str, Any]]:
+    original = cse.numberable
+
+    def numberable(value: Any, record_type: Any, immutable: Any) -> bool:
+        if isinstance(value, ir.Prim) and value.op in ("array_unsafe_get", "read_line"):
+            return True
+        return isinstance(value, ir.Field) and record_type is not None or original(value, record_type, immutable)
+    return [(cse, "numberable", numberable)]
+
+
+def _phi_input_dropped() -> list[tuple[Any, str, Any]]:
+    original = cse._Numbering._phi
+
+    def _phi(self: Any, label: str, *args: Any) -> Any:
+        arguments = self.incoming.get(label)
+        if not arguments or len(arguments) < 2:
+            return original(self, label, *args)
+        self.incoming[label] = arguments[1:]
+        try:
+            return original(self, label, *args)
+        finally:
+            self.incoming[label] = arguments
+    return [(cse._Numbering, "_phi", _phi)]
+
+
+def _offset_sign() -> list[tuple[Any, str, Any]]:
+    original = cse._Numbering._offset
+
+    def _offset(self: Any, v: ir.Prim, operands: list[Any]) -> Any:
+        if v.op == "sub_int" and len(operands) == 2 and operands[1] in self.constants:
+            v = ir.Prim("add_int", v.args)
+        return original(self, v, operands)
+    return [(cse._Numbering, "_offset", _offset)]
+
+
+def _effects_hoisted() -> list[tuple[Any, str, Any]]:
+    original = licm.hoistable
+    return [(licm, "hoistable", lambda value, blocks: isinstance(value, ir.Prim) and value.op == "array_unsafe_get"
+             or original(value, blocks))]
+
+
+def _speculative_load() -> list[tuple[Any, str, Any]]:
+    original = licm.hoistable
+
+    def hoistable(value: Any, blocks: Any) -> bool:
+        return (isinstance(value, ir.Field) and value.record.type.name not in ("ref", "array")
+                or original(value, blocks))
+    return [(licm, "hoistable", hoistable)]
+
+
+def _phis_ignored() -> list[tuple[Any, str, Any]]:
+    return [(licm, "defined_in", lambda conts, body: {b.var.name for label in body for b in conts[label].bindings})]
+
+
+def _captured_promoted() -> list[tuple[Any, str, Any]]:
+    original = local_refs._promote
+
+    def _promote(graph: Any, names: Any, local: Any) -> Any:  # the nested function's uses unseen
+        own = frozenset(label for label in local.used_in if label in graph.preds)
+        return original(graph, names, dataclasses.replace(local, used_in=own))
+    return [(local_refs, "captured", lambda program, definition, use: False), (local_refs, "_promote", _promote)]
+
+
+def _loop_phi_missing() -> list[tuple[Any, str, Any]]:
+    original = local_refs.join_predecessors
+
+    def join_predecessors(graph: Any, label: str) -> list[str]:
+        return [p for p in original(graph, label) if not graph.dominators.dominates(label, p)]
+    return [(local_refs, "join_predecessors", join_predecessors)]
+
+
+def _handler_sees_last_store() -> list[tuple[Any, str, Any]]:
+    return [(local_refs._Promotion, "note_exit", lambda self, at_exit, edge, current: None)]
+
+
+def _impure_dead() -> list[tuple[Any, str, Any]]:
+    original = simplify.removable
+    return [(simplify, "removable", lambda value: isinstance(value, ir.Prim) and not never_returns(value.op)
+             or original(value))]
+
+
+def _branch_inverted() -> list[tuple[Any, str, Any]]:
+    def branch_taken(branch: ir.Branch) -> str:
+        return branch.if_false if branch.condition.value else branch.if_true  # type: ignore[union-attr]
+    return [(simplify, "branch_taken", branch_taken)]
+
+
+def _wrong_field() -> list[tuple[Any, str, Any]]:
+    original = simplify.known_field
+
+    def known_field(items: Any, index: int, type_: Any) -> Any:
+        if index + 1 < len(items) and items[index + 1].type == type_:
+            index += 1
+        return original(items, index, type_)
+    return [(simplify, "known_field", known_field)]
+
+
+MUTANTS: dict[str, Mutant] = {m.name: m for m in [
+    Mutant("inline.swap_arguments", "the callee's parameters receive the call's arguments in reverse order",
+           _swap_arguments),
+    Mutant("inline.handler_ignored", "calls in the inlined code raise out of the caller, past the call's handler",
+           lambda: _handler_ignored(inline)),
+    Mutant("inline.tail_call_kept", "a tail call in the inlined code stays a tail call although the call was not one",
+           _tail_call_kept),
+    Mutant("contify.handler_ignored", "calls in the contified code raise out of the caller, past the call's handler",
+           lambda: _handler_ignored(contify)),
+    Mutant("contify.raise_past_handler",
+           "a raise in the contified code leaves the caller instead of going to the handler", _raise_past_handler),
+    Mutant("contify.parent_kept", "functions nested in the contified function keep it as their parent",
+           lambda: [(contify, "reparented", lambda program, children, parent: {})]),
+    Mutant("cse.effects_merged", "array loads, reads and loads of mutable fields are numbered as pure: "
+           "merged across stores", _effects_merged),
+    Mutant("cse.phi_input_dropped", "a VN-phi ignores the value of its first incoming jump", _phi_input_dropped),
+    Mutant("cse.offset_sign", "`x - c` is numbered as `x + c`", _offset_sign),
+    Mutant("licm.effects_hoisted", "an array load leaves the loop although the loop stores into the array",
+           _effects_hoisted),
+    Mutant("licm.phis_ignored", "a loop's continuation parameters count as defined outside it", _phis_ignored),
+    Mutant("licm.speculative_load", "a load from a variant leaves the loop, ahead of the test of its constructor",
+           _speculative_load),
+    Mutant("local_refs.captured_promoted", "a ref a nested function uses is promoted as if only its own function did",
+           _captured_promoted),
+    Mutant("local_refs.loop_phi_missing", "no parameter where a loop's back edge brings a stored value",
+           _loop_phi_missing),
+    Mutant("local_refs.handler_sees_last_store",
+           "a handler sees the value stored last in the block, not the one current at the call",
+           _handler_sees_last_store),
+    Mutant("simplify.impure_dead", "an unused primitive with an effect (a print, an array store) is removed as dead",
+           _impure_dead),
+    Mutant("simplify.branch_inverted", "a branch on a constant condition is folded to the wrong target",
+           _branch_inverted),
+    Mutant("simplify.wrong_field", "a field of a block built in sight folds to the next field of the same type",
+           _wrong_field),
+]}
+
+
+def apply_from_environment() -> str | None:
+    """Apply the mutant `CPSC_MUTANT` names, if any; its name."""
+    name = os.environ.get(ENVIRONMENT, "")
+    if not name:
+        return None
+    if name not in MUTANTS:
+        raise SystemExit(f"unknown mutant {name} (known: {', '.join(MUTANTS)})")
+    MUTANTS[name].apply()
+    return name
