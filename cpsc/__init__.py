@@ -17,7 +17,7 @@ dataclass_cache.install()  # before any module of cpsc defines a dataclass
 __version__ = "0.1.0"
 
 _API = {"compile": "cpsc.api", "parse": "cpsc.api", "infer_types": "cpsc.api", "Program": "cpsc.api",
-        "CallSite": "cpsc.api", "Outcome": "cpsc.api", "register_pass": "cpsc.opt.pipeline",
+        "CallSite": "cpsc.api", "Outcome": "cpsc.api", "WorkbenchError": "cpsc.api", "register_pass": "cpsc.opt.pipeline",
         "Session": "cpsc.repl.session", "SessionError": "cpsc.repl.session"}
 
 

@@ -28,7 +28,8 @@ from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import SourceFiles
 from cpsc.syntax.parser import parse_module
 from cpsc.to_cps.convert import cps_convert
-from cpsc.types.infer import infer_module
+from cpsc.types.datatypes import DataTypes
+from cpsc.types.infer import Typing, infer_module
 from cpsc.types.prelude import PRELUDE_FILE, checked_prelude, prelude_modules, prelude_text
 
 
@@ -50,12 +51,23 @@ def front_end(text: str, file: str, sources: SourceFiles | None = None,
     (`cpsc.types.prelude`), not per build."""
     stages = stages or Stages()
     user = parse_program(text, file, sources, stages)
-    with stages.stage("infer"):
-        prelude = checked_prelude()
-        typing, datatypes = infer_module(user, prelude)
-    with stages.stage("mono"):
-        module = ast.Module(prelude.module.declarations + user.declarations, (PRELUDE_FILE, file))
-        return monomorphise(module, typing, datatypes)
+    typing, datatypes = type_check(user, stages)
+    return monomorphic(user, typing, datatypes, stages=stages)
+
+
+def type_check(user: ast.Module, stages: Stages | None = None) -> tuple[Typing, DataTypes]:
+    """The types of the user's declarations, after the prelude's (a `CompileError` if wrong)."""
+    with (stages or Stages()).stage("infer"):
+        return infer_module(user, checked_prelude())
+
+
+def monomorphic(user: ast.Module, typing: Typing, datatypes: DataTypes,
+                keep: Callable[[ast.Binding], bool] | None = None, stages: Stages | None = None) -> ast.Program:
+    """The prelude and the user's declarations, type-checked, as one monomorphic expression
+    (`keep`: the top-level bindings kept although unused, as the REPL keeps its phrases')."""
+    with (stages or Stages()).stage("mono"):
+        module = ast.Module(checked_prelude().module.declarations + user.declarations, (PRELUDE_FILE,) + user.files)
+        return monomorphise(module, typing, datatypes, keep)
 
 
 def to_cps(program: ast.Program, stages: Stages | None = None) -> Program:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -66,8 +67,9 @@ def _arguments() -> argparse.ArgumentParser:
     sub.add_parser("repl", help="an interactive toplevel with IR versions, inlining by hand, undo and diff")
     for p in sub.choices.values():
         p.add_argument("--plugin", action="append", default=[], metavar="MODULE",
-                       help="import a Python module that registers passes (cpsc.register_pass); "
-                            "also from $CPSC_PLUGINS, comma-separated")
+                       help="import a Python file or module (beside the program, or in the working "
+                            "directory) that registers passes (cpsc.register_pass); also from "
+                            "$CPSC_PLUGINS, comma-separated")
     return parser
 
 
@@ -78,15 +80,34 @@ def _positive(text: str) -> int:
 
 
 def _load_plugins(args: argparse.Namespace) -> None:
-    import importlib
-    import os
-
+    """Import each plugin: a Python file (`passes/strength.py`), or a module found on the path,
+    beside the program or in the working directory (`strength`)."""
     names = args.plugin + [n for n in os.environ.get("CPSC_PLUGINS", "").split(",") if n]
+    program = getattr(args, "file", None)
+    places = [str(Path(program).resolve().parent)] if program else []
     for name in names:
         try:
-            importlib.import_module(name)
-        except ImportError as error:
-            raise SystemExit(f"cpsc: error: cannot import plugin {name}: {error}") from None
+            _import_plugin(name, places + [os.getcwd()])
+        except Exception as error:  # noqa: BLE001 - a plugin's own error, said as such
+            raise SystemExit(f"cpsc: error: cannot load plugin {name}: {type(error).__name__}: {error}") from None
+
+
+def _import_plugin(name: str, places: list[str]) -> None:
+    import importlib
+    import importlib.util
+
+    if name.endswith(".py") or os.sep in name:
+        path = Path(name)
+        if not path.is_file():
+            raise FileNotFoundError(f"no file {name}")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module  # as an imported module is: its classes can be pickled
+        spec.loader.exec_module(module)
+        return
+    sys.path[:0] = [p for p in places if p not in sys.path]
+    importlib.import_module(name)
 
 
 def _passes(args: argparse.Namespace) -> list[str]:

@@ -21,16 +21,16 @@ from cpsc.llvm.backend import optimize, runtime_library, target_machine
 from cpsc.semantics.values import Outcome
 
 
-def run_jit_in_child(llvm_ir: str, opt: int) -> Outcome:
-    """Run `llvm_ir` with the JIT in a child Python process, capturing what it prints: an
-    `exit` or a crash ends the child, not the caller (the REPL's `:run`, the API's `run`)."""
+def run_jit_in_child(llvm_ir: str, opt: int, stdin: str = "") -> Outcome:
+    """Run `llvm_ir` with the JIT in a child Python process reading `stdin`, capturing what it
+    prints: an `exit` or a crash ends the child, not the caller (the REPL's `:run`, the API's `run`)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "program.ll"
         path.write_text(llvm_ir)
         root = str(Path(__file__).resolve().parents[2])  # cpsc importable even if not installed
         paths = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
         done = subprocess.run([sys.executable, "-m", "cpsc.llvm.jit", str(path), str(opt)], capture_output=True,
-                              stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": paths})
+                              input=stdin.encode("latin-1"), env={**os.environ, "PYTHONPATH": paths})
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
 

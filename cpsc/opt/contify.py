@@ -50,14 +50,14 @@ class _Sites:
     def add(self, program: Program, function: str, labels: list[str],
             conts: Mapping[str, ir.Cont] | None = None) -> None:
         for site in call_sites_in(program, function, labels, conts):
-            self.by_callee[site.callee][(site.label, site.index)] = site
+            self.by_callee[site.callee][(site.label, site.binding)] = site
             self.by_label[site.label].append(site)
 
     def replace(self, program: Program, function: str, changed: list[str]) -> None:
         """Follow a rewrite that changed (or added) the continuations `changed`, now `function`'s."""
         for label in changed:
             for site in self.by_label.pop(label, []):
-                del self.by_callee[site.callee][(site.label, site.index)]
+                del self.by_callee[site.callee][(site.label, site.binding)]
         self.add(program, function, changed)
 
     def of(self, callee: str) -> list[CallSite]:
@@ -80,7 +80,7 @@ def _sites_and_closures(program: Program, facts: ProgramFacts) -> tuple[_Sites, 
 def _plan(facts: ProgramFacts, g: str, sites: list[CallSite]) -> _Plan | None:
     inner = [s for s in sites if s.function == g]
     outer = [s for s in sites if s.function != g]
-    if not outer or any(s.index is not None for s in inner):
+    if not outer or any(s.binding is not None for s in inner):
         return None
     caller = outer[0].function
     if any(s.function != caller for s in outer) or caller == g or facts.is_ancestor(g, caller):
@@ -95,11 +95,11 @@ def _plan(facts: ProgramFacts, g: str, sites: list[CallSite]) -> _Plan | None:
 
 def _returns_to_caller(program: Program, site: CallSite) -> bool:
     """Whether the call's result is what its function returns, with nothing in between."""
-    if site.index is None:
+    if site.binding is None:
         return True
     cont = program.cont_table[site.label]
-    call = cont.bindings[site.index]
-    return (site.index == len(cont.bindings) - 1 and ir.handler_of(call.value) is None
+    call = cont.bindings[site.binding]
+    return (site.binding == len(cont.bindings) - 1 and ir.handler_of(call.value) is None
             and cont.terminator == ir.Jump(ir.Ret(site.function), (call.var,)))
 
 

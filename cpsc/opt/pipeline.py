@@ -52,6 +52,10 @@ def register_pass(name: str, function: Callable[[Program], Program], doc: str | 
         raise ValueError(f"'{name}' is a built-in pass")
 
     def run(program: Program, context: PassContext) -> tuple[Program, Counter[str]]:
+        # Its rewrites cannot be counted one by one: the whole pass is one rewrite of the fuel,
+        # so that `cpsc bisect` can blame it.
+        if not context.allow(name, "the whole of a user's pass (its own rewrites are not counted)"):
+            return program, Counter()
         return function(program), Counter()
 
     summary = doc if doc is not None else (function.__doc__ or "a user's pass").strip().split("\n")[0]

@@ -24,34 +24,34 @@ from cpsc.cps.rewrite import relabel_terminator, rename_terminator, rename_value
 
 @dataclass(unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class CallSite:
-    """A direct call in `function`: binding `index` of continuation `label`, or its
-    terminator (a tail call) when `index` is None."""
+    """A direct call in `function`: binding number `binding` of continuation `label`, or its
+    terminator (a tail call) when `binding` is None."""
 
     function: str
     label: str
-    index: int | None
+    binding: int | None
     callee: str
     loc: str | None
 
-    def __init__(self, function: str, label: str, index: int | None, callee: str, loc: str | None) -> None:
+    def __init__(self, function: str, label: str, binding: int | None, callee: str, loc: str | None) -> None:
         self.function = function
         self.label = label
-        self.index = index
+        self.binding = binding
         self.callee = callee
         self.loc = loc
 
     def call(self, program: Program) -> ir.Call | ir.TailCall:
         cont = program.cont_table[self.label]
-        if self.index is None:
+        if self.binding is None:
             assert isinstance(cont.terminator, ir.TailCall)
             return cont.terminator
-        value = cont.bindings[self.index].value
+        value = cont.bindings[self.binding].value
         assert isinstance(value, ir.Call)
         return value
 
     def position(self, program: Program) -> int:
         """Where the call is among the continuation's bindings (a tail call: after them all)."""
-        return self.index if self.index is not None else len(program.cont_table[self.label].bindings)
+        return self.binding if self.binding is not None else len(program.cont_table[self.label].bindings)
 
 
 def call_sites_in(program: Program, function: str, labels: list[str],
@@ -92,14 +92,14 @@ def return_point(program: Program, site: CallSite, names: NameSupply, returns: b
     receiving continuation: what followed the call is dead and dropped."""
     cont = program.cont_table[site.label]
     caller = cont.function
-    if site.index is None:
+    if site.binding is None:
         return ReturnPoint(ir.Ret(caller), ir.Exn(caller), None, None, cont.bindings)
-    binding = cont.bindings[site.index]
+    binding = cont.bindings[site.binding]
     call = binding.value
     assert isinstance(call, ir.Call)
-    rest = cont.bindings[site.index + 1:]
+    rest = cont.bindings[site.binding + 1:]
     raises: ir.Target = call.handler if call.handler is not None else ir.Exn(caller)
-    before = cont.bindings[:site.index]
+    before = cont.bindings[:site.binding]
     if not returns or (not rest and call.handler is None and cont.terminator == ir.Jump(ir.Ret(caller), (binding.var,))):
         return ReturnPoint(ir.Ret(caller), raises, None, None, before)
     label = names.fresh(f"{site.callee}.ret")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cpsc.opt.pipeline import LEVELS
-from cpsc.repl.session import Session, SessionError, Step
+from cpsc.repl.session import Session, SessionError
 
 
 class Quit(Exception):
@@ -39,22 +39,19 @@ def _expression(rest: str, usage: str) -> str:
 def _inline(session: Session, words: list[str], _: str) -> str:
     if len(words) != 2 or not words[1].isdigit():
         raise SessionError("usage: :inline NAME SITE   (SITE: a number from :calls NAME)")
-    session.transform(Step("inline", (words[0], int(words[1]))))
-    return f"version {session.current}: inlined call site {words[1]} of {words[0]}\n" + session.cps(words[0])
+    return session.inline(words[0], int(words[1]))
 
 
 def _pass(session: Session, words: list[str], _: str) -> str:
     if len(words) not in (1, 2):
         raise SessionError("usage: :pass PASS [NAME]")
-    done = session.transform(Step("pass", (words[0], words[1] if len(words) == 2 else "")))
-    return done + (session.cps(words[1]) if len(words) == 2 else "")
+    return session.run_pass(words[0], words[1] if len(words) == 2 else None)
 
 
 def _pipeline(session: Session, words: list[str], _: str) -> str:
-    levels = {f"-O{level}": level for level in LEVELS}
-    if len(words) != 1 or words[0] not in levels:
-        raise SessionError(f"usage: :pipeline {'|'.join(levels)}")
-    return session.transform(Step("pipeline", (levels[words[0]],)))
+    if len(words) != 1:
+        raise SessionError(f"usage: :pipeline {'|'.join(f'-O{level}' for level in LEVELS)}")
+    return session.pipeline(words[0])
 
 
 def _diff(session: Session, words: list[str], _: str) -> str:

@@ -1,82 +1,381 @@
-"""Phrases evaluated once, as OCaml's toplevel evaluates them.
+"""OCaml's toplevel, emulated: FL phrases evaluated as `ocaml` evaluates them, and what it says
+of each (`val x : int = 3`, `- : string = "a"`, `type t = ...`, `Exception: Not_found.`).
 
-The session runs its whole program (every phrase accepted so far, then the new one) through
-the reference interpreter, because monomorphisation is whole-program: a later phrase may use an
-earlier polymorphic function at a new type. But an earlier phrase is not evaluated again: each of
-its top-level bindings takes the value it was given when that phrase ran (so `let x = fib 30`
-costs once, and a ref keeps what later phrases stored in it), and its top-level statements
-(`let () = ...`) are skipped. Only the instances that monomorphisation makes anew (a polymorphic
-function at a type not used before) are evaluated, and defining a function has no effect.
-
-The top-level bindings are the `let`s on the spine of the monomorphised program's body; a
-binding is known by its position in its phrase and the names it binds, which stay the same
-from one run to the next.
+The toplevel keeps the declarations accepted so far. A new phrase is type-checked after them
+and the whole is run by the reference (AST) interpreter, followed by printers of the phrase's
+values (FL code from `cpsc.repl.show`). Earlier phrases are not evaluated again: their top-level
+bindings keep the values they were given (`cpsc.repl.kept_values`). A phrase that raises or exits
+is reported and its declarations are not kept; what it did to existing refs and arrays stays
+done, as in OCaml's toplevel.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
 
-from cpsc.semantics.values import Outcome, machine, run_deep
+from cpsc import driver
+from cpsc.cps.program import Program as CpsProgram
+from cpsc.repl.kept_values import KeptValues
+from cpsc.repl.show import (
+    BASE_PRINTERS,
+    PREFIX,
+    ValuePrinters,
+    exception_declaration,
+    module_signature,
+    type_declaration,
+)
+from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
-from cpsc.syntax.interp import Interpreter
+from cpsc.syntax.diagnostics import CompileError, SourceFiles, render, terminal_text
+from cpsc.syntax.parser import parse_module
+from cpsc.to_cps.convert import cps_convert
+from cpsc.types.infer import Typing
+from cpsc.types.prelude import PRELUDE_FILE, prelude_modules
+from cpsc.types.types import TVar, Type, resolve, show
+from cpsc.workbench import WorkbenchError
 
-BindingKey = tuple[tuple[str, int, int, tuple[str, ...]], ...]
+MARKER = "\x02cpsc-repl\x03"
+UNIT_FILE = "toplevel.fl"
+
+
+class SessionError(WorkbenchError):
+    """A diagnostic or a command error: printed, and the session goes on."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A program type-checked: the user's part, its typing and data types."""
+
+    declarations: tuple[ast.Declaration, ...]
+    typing: Typing
+    datatypes: object
 
 
 class Toplevel:
-    """The values of the top-level bindings of the phrases run so far."""
-
     def __init__(self) -> None:
-        self.values: dict[BindingKey, dict[str, Any]] = {}
+        self.declarations: list[ast.Declaration] = []  # the user's, accepted so far
+        self.code: list[ast.Declaration] = []  # the same with the session's own code among them
+        self.accepted = 0  # phrases accepted
+        self.sources = SourceFiles()
+        self.sources.add(PRELUDE_FILE, "")
+        self.phrases = 0
+        self.kept = KeptValues()
+        self.weak_variables = 0
+        self._base_printers = self._parse(BASE_PRINTERS, "<repl>")
+        self._marker = self._parse(f"let () = print_string {_fl_string(MARKER)}; prerr_string {_fl_string(MARKER)}",
+                                   "<repl>")
 
-    def run(self, program: ast.Program, phrase_file: str) -> Outcome:
-        """Run `program`, evaluating only what `phrase_file` (the new phrase) and the session's
-        own code declare; the new phrase's bindings are kept if it ends normally."""
-        interpreter = _PhraseInterpreter(program, self.values, phrase_file)
-        interpreter.machine = machine("")
-        outcome = run_deep(lambda: interpreter.machine.finish(lambda: interpreter.eval(program.body, {})))
+    def phrase(self, text: str) -> str:
+        """Evaluate FL input (declarations and expressions, `;;`-separated): what it prints,
+        then what OCaml's toplevel says of each declaration (`val x : t = v`, `- : t = v`,
+        `type ...`, `module M : sig ... end`), or `Exception: E.` if it raises."""
+        self.phrases += 1
+        file = f"[{self.phrases}]"
+        weak_variables = self.weak_variables
+        declarations = tuple(_name_expressions(self._parse(text, file), self.phrases))
+        checked = self._check(self.declarations + list(declarations))
+        kept = self._with_exception_printers(declarations, checked)
+        own = {id(d) for d in declarations}
+        shown: list[ast.Declaration] = []
+        for declaration, report in zip(kept, self._reports(kept, checked)):
+            shown.append(_guarded(declaration) if id(declaration) in own else declaration)
+            if report:
+                shown.extend(self._parse(report, "<repl>"))
+        outcome = self._run(shown, file)
         if outcome.status == 0:
-            self.values.update(interpreter.new_values)
-        return outcome
+            self.declarations.extend(declarations)
+            self.code.extend(kept)
+            self.accepted += 1
+        else:
+            self.weak_variables = weak_variables  # OCaml numbers those it has shown
+        return outcome_text(outcome)
+
+    def _with_exception_printers(self, declarations: tuple[ast.Declaration, ...],
+                                 checked: Checked) -> list[ast.Declaration]:
+        """The phrase's declarations, each exception followed by the FL that teaches the
+        value printers to show it (kept with the session, so that later phrases can)."""
+        exceptions = [d for d in declarations if isinstance(d, ast.ExceptionDecl)]
+        if not exceptions:
+            return list(declarations)
+        # The phrase is checked last, so its exceptions are the last constructors of `exn`.
+        constructors = checked.datatypes.types["exn"].constructors[-len(exceptions):]  # type: ignore[attr-defined]
+        hooks = {id(d): c.args for d, c in zip(exceptions, constructors)}
+        out: list[ast.Declaration] = []
+        for d in declarations:
+            out.append(d)
+            if isinstance(d, ast.ExceptionDecl):
+                printers = ValuePrinters(checked.datatypes)  # type: ignore[arg-type]
+                name = f"{d.module}.{d.name}" if d.module else d.name
+                hook = printers.exception_hook(name, hooks[id(d)])
+                out.extend(self._parse(printers.declarations() + hook, "<repl>"))
+        return out
+
+    def _reports(self, declarations: list[ast.Declaration], checked: Checked) -> list[str]:
+        """For each declaration, FL source that prints what OCaml's toplevel says after it; the
+        members of a module are summed up once, after its last one, as its signature."""
+        reports: list[str] = []
+        members: list[str] = []
+        for index, declaration in enumerate(declarations):
+            module = _module_of(declaration)
+            if module is None:
+                reports.append(self._report(declaration, checked))
+                continue
+            members.extend(self._signature_items(declaration, checked))
+            if _continues(declarations, index + 1, module):
+                reports.append("")
+            else:
+                reports.append(_print_line(module_signature(module, members)))
+                members = []
+        return reports
+
+    def _signature_items(self, declaration: ast.Declaration, checked: Checked) -> list[str]:
+        if isinstance(declaration, ast.TypeDecl):
+            return [type_declaration(declaration, "    ")]
+        if isinstance(declaration, ast.ExceptionDecl):
+            return [exception_declaration(declaration)]
+        if isinstance(declaration, ast.LetDecl):
+            return [f"val {var.name.rpartition('.')[2]} : {self._show(checked, var)}"
+                    for var in _bound_vars(declaration)]
+        return []
+
+    def load(self, path: str) -> str:
+        try:
+            text = Path(path).read_text(encoding="latin-1")
+        except OSError as error:
+            raise SessionError(f"cannot read {path}: {error.strerror}") from None
+        return self.phrase(text)
+
+    def type_of(self, text: str) -> str:
+        """`- : t` for an expression, without running it."""
+        self.phrases += 1
+        declarations = self._parse(f"let cpsc__type = ({text})", f"[{self.phrases}]")
+        checked = self._check(self.declarations + declarations)
+        return f"- : {show(_scheme_type(checked.typing, _bound_vars(declarations[-1])[0]))}\n"
+
+    def _parse(self, text: str, file: str) -> list[ast.Declaration]:
+        self.sources.add(file, text)
+        try:
+            return list(parse_module(text, file, prelude_modules()).declarations)
+        except CompileError as error:
+            raise SessionError(render(error, self.sources)) from None
+
+    def _check(self, declarations: list[ast.Declaration]) -> Checked:
+        try:
+            typing, datatypes = driver.type_check(ast.Module(tuple(declarations), (UNIT_FILE,)))
+        except CompileError as error:
+            raise SessionError(render(error, self.sources)) from None
+        return Checked(tuple(declarations), typing, datatypes)
+
+    def _report(self, declaration: ast.Declaration, checked: Checked) -> str:
+        """FL source that prints what OCaml's toplevel says after `declaration`."""
+        if isinstance(declaration, ast.TypeDecl):
+            return _print_line(type_declaration(declaration))
+        if isinstance(declaration, ast.ExceptionDecl):
+            return _print_line(exception_declaration(declaration))
+        if not isinstance(declaration, ast.LetDecl) or _is_session_code(declaration):
+            return ""
+        printers = ValuePrinters(checked.datatypes)  # type: ignore[arg-type]
+        lines = []
+        for binding in declaration.bindings:
+            for var in _bound_vars(binding.pattern):
+                t = _scheme_type(checked.typing, var)
+                head = "- " if var.name.startswith("cpsc__it") else f"val {var.name} "
+                value = f"{printers.printer(t)} false {var.name}"
+                lines.append(f"print_string ({_fl_string(f'{head}: {self._show(checked, var)} = ')} ^ {value} ^ "
+                             '"\\n")')
+        if not lines:
+            return ""
+        return printers.declarations() + "let () = " + "; ".join(lines) + "\n"
+
+    def _show(self, checked: Checked, var: ast.PVar) -> str:
+        """The type of a bound variable as OCaml shows it: a type variable that was not
+        generalised (the value restriction) is weak, `'_weak1`."""
+        scheme = checked.typing.schemes.get(id(var))
+        quantified = {v.id for v in scheme.quantified} if scheme is not None else set()
+        names: dict[int, str] = {}
+        for v in _type_variables(_scheme_type(checked.typing, var)):
+            if v.id not in quantified and v.id not in names:
+                self.weak_variables += 1
+                names[v.id] = f"'_weak{self.weak_variables}"
+        return show(_scheme_type(checked.typing, var), names)
+
+    def _run(self, phrase: list[ast.Declaration], file: str) -> Outcome:
+        """Run the session with `phrase` after it; only what the phrase prints is kept."""
+        program = self._front_end(self._base_printers + self.code + self._marker + phrase, file)
+        return after_marker(self.kept.run(program, file))
+
+    def _front_end(self, declarations: list[ast.Declaration], file: str | None = None,
+                   keep: bool = False) -> ast.Program:
+        checked = self._check(declarations)
+        user = ast.Module(tuple(declarations), (UNIT_FILE,))
+        try:
+            program = driver.monomorphic(user, checked.typing, checked.datatypes,  # type: ignore[arg-type]
+                                         _from_toplevel if keep else None)
+        except CompileError as error:
+            raise SessionError(render(error, self.sources)) from None
+        warnings = [w for w in program.warnings if file is not None and w.span.file == file]
+        if warnings:
+            sys.stderr.write("".join(render(w, self.sources, "warning") for w in warnings))
+        return program
+
+    # ------------------------------------------------------------ the code, for the workbench
+    def program(self, declarations: int) -> tuple[CpsProgram, ast.Program]:
+        """The CPS (and the typed program) of the first `declarations` accepted, with every
+        monomorphic top-level function kept even if unused."""
+        typed = self._front_end(self.declarations[:declarations], keep=True)
+        return cps_convert(typed), typed
+
+    def program_with(self, expression: str, declarations: int) -> tuple[CpsProgram, ast.Program]:
+        """The same with `expression` evaluated and shown at the end of main; what it prints
+        comes after `MARKER` (`after_marker`)."""
+        self.phrases += 1
+        file = f"[{self.phrases}]"
+        code = self.declarations[:declarations]
+        named = self._parse(f"let cpsc__it = ({expression})", file)
+        checked = self._check(code + named)
+        shown = self._parse(self._report(named[0], checked), "<repl>")
+        typed = self._front_end(self._base_printers + code + self._marker + named + shown, file, keep=True)
+        return cps_convert(typed), typed
 
 
-class _PhraseInterpreter(Interpreter):
-    def __init__(self, program: ast.Program, values: dict[BindingKey, dict[str, Any]], phrase_file: str) -> None:
-        super().__init__(program.datatypes)
-        self.values = values
-        self.phrase_file = phrase_file
-        self.new_values: dict[BindingKey, dict[str, Any]] = {}
-        self.spine = _spine(program.body)
-
-    def bind_let(self, expr: ast.Let, env: dict[str, Any]) -> dict[str, Any]:
-        if id(expr) not in self.spine or not _from_phrase(expr):
-            return super().bind_let(expr, env)
-        key = _key(expr)
-        if expr.bindings[0].span.file != self.phrase_file:
-            if key in self.values:
-                return {**env, **self.values[key]}
-            if not key[0][3]:
-                return env  # an earlier phrase's statement: it ran then
-        inner = super().bind_let(expr, env)
-        self.new_values[key] = {name: inner[name] for binding in key for name in binding[3]}
-        return inner
+# ---------------------------------------------------------------------- helpers
 
 
-def _spine(body: ast.Expr) -> set[int]:
-    """The `let`s of the top level: the chain a program's body is made of."""
-    spine: set[int] = set()
-    while isinstance(body, ast.Let):
-        spine.add(id(body))
-        body = body.body
-    return spine
+def _from_toplevel(binding: ast.Binding) -> bool:
+    return binding.span.file.startswith("[")
 
 
-def _from_phrase(expr: ast.Let) -> bool:
-    """Declared by the user's phrases (files `[1]`, `[2]` ...), not by the prelude or the
-    session's own code (value printers)."""
-    return expr.bindings[0].span.file.startswith("[")
+def _name_expressions(declarations: list[ast.Declaration], phrase: int) -> list[ast.Declaration]:
+    """`e;;` is `let _ = e`: give it a name, so that its value can be shown."""
+    out: list[ast.Declaration] = []
+    for index, d in enumerate(declarations):
+        if isinstance(d, ast.LetDecl) and len(d.bindings) == 1 and isinstance(d.bindings[0].pattern, ast.PWild):
+            binding = d.bindings[0]
+            name = ast.PVar(f"cpsc__it{phrase}_{index}", binding.pattern.span)
+            d = replace(d, bindings=(replace(binding, pattern=name),))
+        out.append(d)
+    return out
 
 
-def _key(expr: ast.Let) -> BindingKey:
-    return tuple((b.span.file, b.span.line, b.span.col, tuple(ast.pattern_names(b.pattern))) for b in expr.bindings)
+def _bound_vars(pattern: object) -> list[ast.PVar]:
+    """The variables a pattern (or a `let` declaration) binds, left to right."""
+    if isinstance(pattern, ast.LetDecl):
+        return [v for b in pattern.bindings for v in _bound_vars(b.pattern)]
+    if isinstance(pattern, ast.PVar):
+        return [pattern]
+    children: list[object] = []
+    if isinstance(pattern, ast.PTuple):
+        children = list(pattern.items)
+    elif isinstance(pattern, ast.PConstruct):
+        children = list(pattern.args)
+    elif isinstance(pattern, ast.PRecord):
+        children = [p for _, p in pattern.fields]
+    elif isinstance(pattern, (ast.PAnnot, ast.PAlias)):
+        children = [pattern.pattern]
+    return [v for child in children for v in _bound_vars(child)]
+
+
+def _scheme_type(typing: Typing, var: ast.PVar) -> Type:
+    scheme = typing.schemes.get(id(var))
+    return scheme.type if scheme is not None else typing.types[id(var)]
+
+
+def _type_variables(t: Type) -> list[TVar]:
+    """The type variables of `t`, left to right."""
+    found: list[TVar] = []
+    stack = [t]
+    while stack:
+        t = resolve(stack.pop())
+        if isinstance(t, TVar):
+            found.append(t)
+        else:
+            stack.extend(reversed(t.args))
+    return found
+
+
+def _fl_string(text: str) -> str:
+    return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\{ord(c):03d}" for c in text) + '"'
+
+
+def after_marker(outcome: Outcome) -> Outcome:
+    """What a run printed after the session's code: the phrase's, or the expression's."""
+    return replace(outcome, stdout=outcome.stdout.partition(MARKER)[2], stderr=outcome.stderr.partition(MARKER)[2])
+
+
+def outcome_text(outcome: Outcome) -> str:
+    """What a phrase printed, then how it ended if not normally, as OCaml's toplevel says it.
+    Its stderr comes first when it ends normally: the toplevel's stdout is buffered until the
+    end of the phrase, its stderr is not."""
+    outcome = Outcome(terminal_text(outcome.stdout), terminal_text(outcome.stderr), outcome.status)
+    text = outcome.stdout
+    if outcome.status == 0:
+        return outcome.stderr + text
+    fatal = "Fatal error: exception "
+    if outcome.stderr.startswith(fatal):  # raised where no guard was (`:run`, `:count`)
+        return text + f"Exception: {outcome.stderr[len(fatal):].strip()}.\n"
+    if outcome.status == 2 and "Exception: " in outcome.stderr:
+        return text + outcome.stderr  # as OCaml's toplevel: right after what the phrase printed
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return text + outcome.stderr + f"(the phrase exited with status {outcome.status}; the session goes on)\n"
+
+
+def _print_line(text: str) -> str:
+    return f"let () = print_string {_fl_string(text + chr(10))}\n"
+
+
+def _module_of(declaration: ast.Declaration) -> str | None:
+    """The module a (flattened) declaration came from, if any."""
+    if isinstance(declaration, (ast.TypeDecl, ast.ExceptionDecl)):
+        return declaration.module
+    if isinstance(declaration, ast.LetDecl):
+        modules = {v.name.rpartition(".")[0] for v in _bound_vars(declaration)}
+        if len(modules) == 1 and "" not in modules:
+            return modules.pop()
+    return None
+
+
+def _continues(declarations: list[ast.Declaration], start: int, module: str) -> bool:
+    """Whether the module's members go on after declarations that name nothing (a module's
+    `let () = ...`) or the session's own code."""
+    for position in range(start, len(declarations)):  # no copy of the rest per member
+        d = declarations[position]
+        if _module_of(d) == module:
+            return True
+        if not (isinstance(d, ast.LetDecl) and (not _bound_vars(d) or _is_session_code(d))):
+            return False
+    return False
+
+
+def _is_session_code(declaration: ast.LetDecl) -> bool:
+    """The REPL's own declarations (value printers, exception printers)."""
+    return declaration.span.file == "<repl>"
+
+
+def _guarded(declaration: ast.Declaration) -> ast.Declaration:
+    """`let x = e` as `let x = cpsc__show_guard (fun () -> e)` when `e` may raise, so that an
+    escaping exception is reported as the toplevel reports it. Values (which cannot raise) are
+    left alone: they stay polymorphic."""
+    if not isinstance(declaration, ast.LetDecl) or declaration.is_rec:
+        return declaration
+    bindings = []
+    for b in declaration.bindings:
+        if not _is_syntactic_value(b.value):
+            guard = ast.Var(f"{PREFIX}_guard", b.value.span)
+            b = replace(b, value=ast.App(guard, ast.Fun(ast.PUnit(b.value.span), b.value, b.value.span), b.value.span))
+        bindings.append(b)
+    return replace(declaration, bindings=tuple(bindings))
+
+
+def _is_syntactic_value(e: ast.Expr) -> bool:
+    if isinstance(e, (ast.Const, ast.Var, ast.Fun)):
+        return True
+    if isinstance(e, ast.Annot):
+        return _is_syntactic_value(e.expr)
+    if isinstance(e, ast.Tuple):
+        return all(_is_syntactic_value(i) for i in e.items)
+    if isinstance(e, ast.Construct):
+        return all(_is_syntactic_value(a) for a in e.args)
+    return False

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator
 
 from cpsc.deep_stack import call_with_deep_stack
 from cpsc.repl.commands import COMMANDS, Quit, execute
-from cpsc.repl.session import Session, SessionError
+from cpsc.repl.session import Session
+from cpsc.workbench import WorkbenchError
 
 BANNER = "cpsc toplevel: FL phrases end with ;;  (:help for commands, :quit or Ctrl-D to leave)\n"
 
@@ -65,7 +66,7 @@ def _respond(session: Session, text: str) -> str:
         if text.strip().startswith(":"):
             return execute(session, text)
         return session.phrase(text)
-    except SessionError as error:
+    except WorkbenchError as error:  # the session's own (SessionError) among them
         message = str(error)
         return message if message.endswith("\n") else message + "\n"
     except RecursionError:

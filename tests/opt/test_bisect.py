@@ -11,6 +11,7 @@ from pathlib import Path
 
 from cpsc import driver
 from cpsc.opt.bisect import bisect
+from cpsc.opt.context import InlineBudget
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = """
@@ -21,7 +22,7 @@ let () = print_string (choose true); print_string (choose false)
 
 def test_no_rewrite_changes_a_correct_optimisation():
     out = io.StringIO()
-    assert bisect(driver.to_cps(driver.front_end(SOURCE, "b.fl")), ["simplify", "inline", "simplify"], 2, out) == 1
+    assert bisect(driver.to_cps(driver.front_end(SOURCE, "b.fl")), ["simplify", "inline", "simplify"], InlineBudget(), out) == 1
     assert "same after every rewrite" in out.getvalue()
 
 

@@ -182,7 +182,7 @@ def _rounds_until_one_inlines_nothing(program: Program, context: PassContext) ->
 
     stats: Counter[str] = Counter()
     names = name_supply(program)
-    for _ in range(inline_module.BUDGETS[context.level].rounds):
+    for _ in range(context.inline_budget.rounds):
         before = stats["calls inlined"]
         program = inline_module._Heuristic(program, context, stats, names).run()
         if stats["calls inlined"] == before:

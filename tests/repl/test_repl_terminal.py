@@ -83,7 +83,7 @@ def test_inline_undo_diff_and_the_ir_commands(repl, tmp_path):
     assert "wrote sum.dot" in send(repl, ":dot sum")
     assert '"block.2" -> "map_int_int.ret";' in (tmp_path / "sum.dot").read_text()
     assert "version 3: :pipeline -O2" in send(repl, ":pipeline -O2")
-    assert "no function sum in the current version" in send(repl, ":cps sum")  # unused: removed
+    assert "no function sum (the functions: main)" in send(repl, ":cps sum")  # unused: removed
     assert ":inline NAME SITE" in send(repl, ":help")
     send(repl, ":undo")
     assert "sum has 3 call sites (0 to 2)" in send(repl, ":inline sum 9")  # square, map, fold_left
