@@ -1,6 +1,21 @@
 """`contify`: a function that always returns to the same place becomes continuations of its
 caller (MLton's contification, seed 003's "functions as continuations").
 
+    fun count(n: int) -> int in main = ...       fun count(n: int) -> int in main = ...
+      cont count.entry() =                         cont count.entry() =
+        tailcall go(n, 0)                            jump go.head(n, 0)
+    fun go(i: int, acc: int) -> int in count     cont go.head(i: int, acc: int) =
+      cont go.entry() =                              jump go.entry()
+        let c: bool = eq_int(i, 0)         =>    cont go.entry() =
+        br c, then, else                             let c: bool = eq_int(i, 0)
+      cont else() =                                  br c, then, else
+        let t: int = sub_int(i, 1)                 cont else() =
+        let t.1: int = add_int(acc, i)               let t: int = sub_int(i, 1)
+        tailcall go(t, t.1)                          let t.1: int = add_int(acc, i)
+      cont then() =                                  jump go.head(t, t.1)
+        jump (ret go)(acc)                         cont then() =
+                                                     jump (ret count)(acc)
+
 A function `g` is contified into `f` when no closure of `g` is made, every call of `g` from
 outside `g` is in `f`, and all those calls return to the same place: either there is one of
 them, or all are tail calls of `f` (so they return to `ret f`). Calls of `g` inside `g` must be

@@ -1,5 +1,13 @@
 """`cse`: global value numbering of pure values, with VN-phis (seed 004).
 
+    cont f.entry() =                           cont f.entry() =
+      let t: int = mul_int(x, 3)                 let t: int = mul_int(x, 3)
+      let t.1: int = add_int(t, 1)               let t.1: int = add_int(t, 1)
+      let t.2: int = mul_int(x, 3)      =>       let t.4: int = mul_int(t.1, t.1)
+      let t.3: int = add_int(t.2, 1)             jump (ret f)(t.4)
+      let t.4: int = mul_int(t.1, t.3)
+      jump (ret f)(t.4)
+
 Each function is numbered on its own. A value number is the name of the first variable (in
 reverse postorder) found to hold the value, or a constant. Pure primitives and loads of
 immutable fields are numbered by their operation and their operands' numbers; `x + c` and

@@ -1,5 +1,17 @@
 """`inline`: calls of known functions replaced by a copy of the callee's code, by
-return-continuation substitution (see `cpsc.opt.substitute`, and DESIGN.md's illustration).
+return-continuation substitution (see `cpsc.opt.substitute`, and `docs/design.md`).
+
+    fun sq(x: int) -> int in main = ...        fun f(a: int) -> int in main = ...
+      cont sq.entry() =                          cont f.entry() =
+        let y: int = mul_int(x, x)                 jump sq.entry.1()
+        jump (ret sq)(y)                 =>      cont sq.entry.1() =
+    fun f(a: int) -> int in main = ...             let y.1: int = mul_int(a, a)
+      cont f.entry() =                             jump sq.ret(y.1)
+        let s: int = call sq(a)                  cont sq.ret(s: int) =
+        let t: int = add_int(s, 1)                 let t: int = add_int(s, 1)
+        jump (ret f)(t)                            jump (ret f)(t)
+
+(`sq`, called nowhere else, then goes, and `simplify` merges the three continuations.)
 
 The heuristic, per call site, bottom-up over the call graph (callees are improved first, so a
 caller inlines the improved copy): never a `noinline` or recursive callee; then a callee that

@@ -1,5 +1,14 @@
 """`licm`: loop-invariant code motion.
 
+    cont for() =                               cont for() =
+      jump for_body(0)                           let t.3: int = mul_int(k, k)
+    cont for_body(i: int) =                      jump for_body(0)
+      let t.2: int = array_unsafe_get(a, i) =>  cont for_body(i: int) =
+      let t.3: int = mul_int(k, k)               let t.2: int = array_unsafe_get(a, i)
+      let t.4: int = mul_int(t.2, t.3)           let t.4: int = mul_int(t.2, t.3)
+      ...                                        ...
+      jump for_body(i.1)                         jump for_body(i.1)
+
 A loop is found from its back edges (a jump to a continuation that dominates the jumping one:
 the loop's header); its body is every continuation that reaches a back edge without passing
 the header. A value in the body is invariant when it is pure and safe to evaluate early, and

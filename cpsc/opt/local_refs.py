@@ -1,6 +1,17 @@
 """`local_refs`: a `ref` that does not escape its function becomes continuation parameters
 (seed 002's mem2reg, MLton's localRef).
 
+    cont f.entry() =                           cont f.entry() =
+      let s: ref<int> = block mutable(0)         jump loop(0, 0)
+      jump loop(0)                             cont loop(i: int, s.v: int) =
+    cont loop(i: int) =                          let t: int = add_int(s.v, i)
+      let v: int = field s #0           =>       let i.1: int = add_int(i, 1)
+      let t: int = add_int(v, i)                 let c: bool = lt_int(i.1, n)
+      let u: unit = set_field s #0 t             br c, ...
+      let i.1: int = add_int(i, 1)
+      let c: bool = lt_int(i.1, n)
+      br c, ...
+
 A ref escapes when it is used other than as the cell of a load (`field r #0`) or a store
 (`set_field r #0 v`) in its own function: passed to a call, stored, captured by a nested
 function, compared. One that does not is removed: a load becomes the value last stored on

@@ -12,6 +12,16 @@ a verified input (so a value passed on every incoming edge dominates the continu
 - eta-reduction of forwarding continuations `k(xs) = jump j(xs)` (jump threading)
 - parameter (phi) copy propagation `phi(v, v) = v`, and dead-parameter elimination
 - applications of a closure made in sight become known calls
+
+A branch on a constant, then the continuation jumped to once merged into its predecessor:
+
+    cont f.entry() =                            cont f.entry() =
+      br true, yes, no                            let t: int = add_int(x, 1)
+    cont yes() =                         =>       jump (ret f)(t)
+      let t: int = add_int(x, 1)
+      jump (ret f)(t)
+    cont no() =
+      jump (ret f)(x)
 """
 
 from __future__ import annotations

@@ -39,10 +39,10 @@ def test_every_level_agrees(source: str):
     cps = driver.to_cps(expr)
     verify(cps)
     assert run_cps(cps) == reference, source
-    pipelines = {f"-O{level}": names for level, names in LEVELS.items()}
-    pipelines.update({name: [name] for name in PASSES})
-    for label, names in pipelines.items():
-        optimised, _ = driver.optimise(cps, names, verify_each=True)
+    pipelines = {f"-O{number}": (level.passes, level) for number, level in LEVELS.items()}
+    pipelines.update({name: ([name], LEVELS[2]) for name in PASSES})
+    for label, (names, level) in pipelines.items():
+        optimised, _ = driver.optimise(cps, names, verify_each=True, context=level.context())
         assert run_cps(optimised) == reference, (label, source)
         assert run_ssa(driver.to_ssa_module(optimised, verify_each=True)) == reference, (label, source)
 
