@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from cpsc import driver
 from cpsc.cps.program import Program as CpsProgram
@@ -139,13 +138,6 @@ class Toplevel:
             return [f"val {var.name.rpartition('.')[2]} : {self._show(checked, var)}"
                     for var in _bound_vars(declaration)]
         return []
-
-    def load(self, path: str) -> str:
-        try:
-            text = Path(path).read_text(encoding="latin-1")
-        except OSError as error:
-            raise SessionError(f"cannot read {path}: {error.strerror}") from None
-        return self.phrase(text)
 
     def type_of(self, text: str) -> str:
         """`- : t` for an expression, without running it."""
