@@ -45,6 +45,8 @@ _add("atan2", (FLOAT, FLOAT), FLOAT, "atan2")
 _add("mod_float", (FLOAT, FLOAT), FLOAT, "mod_float")
 for _name in ("sqrt", "exp", "log", "sin", "cos", "floor", "abs_float", "tan", "atan", "ceil", "log10"):
     _add(_name, (FLOAT,), FLOAT, _name)
+for _source, (_name, _arity) in builtins.LIBM_FUNCTIONS.items():  # the C library's name is the op's
+    _add(_name, (FLOAT,) * _arity, FLOAT, _source)
 _add("float_of_int", (INT,), FLOAT, "float_of_int")
 _add("int_of_float", (FLOAT,), INT, "int_of_float")
 _add("string_of_int", (INT,), STRING, "string_of_int")

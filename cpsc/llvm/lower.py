@@ -16,7 +16,7 @@ from cpsc.cps.primops import evaluate
 from cpsc.llvm import text as ll
 from cpsc.llvm.partition import functions_named
 from cpsc.llvm.switch_table import SwitchTable, switch_tables
-from cpsc.semantics.builtins import ExceptionId
+from cpsc.semantics.builtins import LIBM_FUNCTIONS, ExceptionId
 from cpsc.ssa import ir
 from cpsc.types.types import TCon
 
@@ -43,7 +43,10 @@ RUNTIME = {
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
     "tan": (F64, [F64]), "atan": (F64, [F64]), "ceil": (F64, [F64]), "log10": (F64, [F64]),
     "atan2": (F64, [F64, F64]), "fmod": (F64, [F64, F64]),
+    **{name: (F64, [F64] * arity) for name, arity in LIBM_FUNCTIONS.values()},
 }
+
+LIBM_OPS = frozenset(name for name, _ in LIBM_FUNCTIONS.values())
 
 ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
@@ -477,7 +480,7 @@ class FunctionLowering:
             return self.rt("fmod", *args)
         if op == "pow_float":
             return self.rt("pow", *args)
-        if op in ("sqrt", "exp", "log", "sin", "cos", "floor", "tan", "atan", "ceil", "log10", "atan2"):
+        if op in ("sqrt", "exp", "log", "sin", "cos", "floor", "tan", "atan", "ceil", "log10", "atan2") or op in LIBM_OPS:
             return self.rt(op, *args)
         if op == "abs_float":
             return self.rt("fabs", *args)

@@ -44,6 +44,8 @@ let {PREFIX}_exn p e =
   | Division_by_zero -> "Division_by_zero"
   | End_of_file -> "End_of_file"
   | Exit -> "Stdlib.Exit"
+  | Stack.Empty -> "Stdlib.Stack.Empty"
+  | Queue.Empty -> "Stdlib.Queue.Empty"
   | Stack_overflow -> "Stack_overflow"
   | Match_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "Match_failure (%S, %d, %d)" f l c)
   | Assert_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "Assert_failure (%S, %d, %d)" f l c)

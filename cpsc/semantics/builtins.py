@@ -35,6 +35,9 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "floor": "float -> float", "abs_float": "float -> float", "exit": "int -> 'a",
     "tan": "float -> float", "atan": "float -> float", "ceil": "float -> float", "log10": "float -> float",
     "atan2": "float -> float -> float", "mod_float": "float -> float -> float",
+    **{source: "float -> float" for source in ("asin", "acos", "sinh", "cosh", "tanh", "expm1", "log1p",
+                                                "fl_exp2", "fl_log2", "fl_cbrt", "fl_trunc", "fl_round")},
+    "hypot": "float -> float -> float", "copysign": "float -> float -> float",
     "prerr_string": "string -> unit", "read_line": "unit -> string", "int_of_string": "string -> int", "float_of_string": "string -> float",
     "flush_stdout": "unit -> unit",
     "Array.make": "int -> 'a -> 'a array", "Array.length": "'a array -> int",
@@ -216,6 +219,32 @@ def float_unary(name: str, x: float) -> float:
     except ValueError:
         return DEFAULT_NAN
     raise ValueError(name)
+
+
+# C's mathematical functions that OCaml's Stdlib and Float call, by FL's source name: the
+# interpreters call the C library itself (through ctypes), so that they give native code's
+# results bit for bit (the sign of a NaN, the last digit), as the native code calls it.
+LIBM_FUNCTIONS: dict[str, tuple[str, int]] = {
+    "asin": ("asin", 1), "acos": ("acos", 1), "sinh": ("sinh", 1), "cosh": ("cosh", 1), "tanh": ("tanh", 1),
+    "expm1": ("expm1", 1), "log1p": ("log1p", 1), "fl_exp2": ("exp2", 1), "fl_log2": ("log2", 1),
+    "fl_cbrt": ("cbrt", 1), "fl_trunc": ("trunc", 1), "fl_round": ("round", 1),
+    "hypot": ("hypot", 2), "copysign": ("copysign", 2),
+}
+
+
+def _c_function(name: str, arity: int) -> Callable[..., float]:
+    import ctypes
+    import ctypes.util
+
+    library = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    function = getattr(library, name)
+    function.restype = ctypes.c_double
+    function.argtypes = [ctypes.c_double] * arity
+    return function  # type: ignore[no-any-return]
+
+
+LIBM: dict[str, Callable[..., float]] = {source: _c_function(c_name, arity)
+                                         for source, (c_name, arity) in LIBM_FUNCTIONS.items()}
 
 
 def float_libm(name: str, x: float) -> float:

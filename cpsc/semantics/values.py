@@ -89,6 +89,8 @@ def float_op(name: str, a: float, c: float) -> float:
         return math.atan2(a, c)
     if name == "mod_float":
         return b.float_mod(a, c)
+    if name in b.LIBM:
+        return b.LIBM[name](a, c)
     return b.float_pow(a, c)
 
 
@@ -149,6 +151,7 @@ PURE_UNARY: dict[str, Callable[[Any], Any]] = {
     "sqrt": lambda x: b.float_unary("sqrt", x), "exp": lambda x: b.float_unary("exp", x),
     "log": lambda x: b.float_unary("log", x), "sin": lambda x: b.float_unary("sin", x),
     "cos": lambda x: b.float_unary("cos", x),
+    **{source: function for source, function in b.LIBM.items() if b.LIBM_FUNCTIONS[source][1] == 1},
 }
 
 
@@ -162,6 +165,7 @@ def binary(name: str, x: Any, y: Any) -> Any:
     return float_op(name, x, y)
 
 
-BINARY_NAMES = frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**", "atan2", "mod_float"}
+BINARY_NAMES = (frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**", "atan2", "mod_float"}
+                | {source for source, (_, arity) in b.LIBM_FUNCTIONS.items() if arity == 2})
 UNARY_NAMES = frozenset(PURE_UNARY) | {"print_int", "print_float", "print_string", "print_char",
                                        "flush_stdout", "exit", "prerr_string", "read_line", "fl_at_eof"}

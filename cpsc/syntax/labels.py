@@ -20,6 +20,13 @@ from cpsc.syntax.diagnostics import CompileError, Span
 LABELLED_PARAMETERS: dict[str, tuple[str | None, ...]] = {
     "String.starts_with": ("prefix", None),
     "String.ends_with": ("suffix", None),
+    "Option.value": (None, "default"),
+    "Option.fold": ("none", "some", None),
+    "Option.to_result": ("none", None),
+    "Result.value": (None, "default"),
+    "Result.fold": ("ok", "error", None),
+    "Result.equal": ("ok", "error", None, None),
+    "Result.compare": ("ok", "error", None, None),
 }
 
 

@@ -898,8 +898,9 @@ def _without_stdlib(name: str) -> str:
 
 
 def _unqualified_constructor(name: str) -> str:
-    """Constructors live in one name space: `M.C` is `C` (modules declare no constructors)."""
-    return name.rpartition(".")[2]
+    """`M.C` as the type checker knows it: `M.C` for a module's constructor, `C` for the
+    prelude's (`Stdlib.None`)."""
+    return _without_stdlib(name)
 
 
 class _TopLevelItem:

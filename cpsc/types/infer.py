@@ -40,7 +40,10 @@ from cpsc.types.types import (
 # The library's types by their qualified names (a module's own types are declared unqualified:
 # modules are flattened, `cpsc.syntax.modules`)
 _LIBRARY_TYPES = {"Hashtbl.t": "fl_hashtbl", "Array.t": "array", "List.t": "list", "String.t": "string",
-                  "Char.t": "char", "Stdlib.ref": "ref", "Stdlib.option": "option", "Option.t": "option"}
+                  "Char.t": "char", "Stdlib.ref": "ref", "Stdlib.option": "option", "Option.t": "option",
+                  "Stdlib.result": "result", "Result.t": "result", "Int.t": "int", "Bool.t": "bool",
+                  "Float.t": "float", "Stack.t": "fl_stack", "Queue.t": "fl_queue", "Buffer.t": "fl_buffer",
+                  "Seq.t": "fl_seq", "Seq.node": "fl_seq_node"}
 
 
 def unqualified_type_name(name: str) -> str:
@@ -261,7 +264,7 @@ class Inferencer:
                 for c in d.constructors:
                     key = c.name if c.name not in self.decls.datatypes.constructors else self.fresh_key(c.name)
                     constructors.append((key, c.name, tuple(self.declared_type(a, params) for a in c.args)))
-                    self.decls.constructors[c.name] = key
+                    self.register_constructor(c.name, decl.module, key)
                 self.decls.datatypes.add(variant(name, d.params, constructors))
 
     def acyclic(self, definition: ast.TypeDef, internal: dict[str, str]) -> None:
@@ -287,13 +290,22 @@ class Inferencer:
     def exception_declaration(self, decl: ast.ExceptionDecl) -> None:
         """`exception E of ...`: a constructor of `exn`. An uncaught one prints as OCaml's native
         code does: qualified by the compilation unit (`Prog.E`, or `Prog.M.E` in a module),
-        except the prelude's, which are OCaml's predefined exceptions."""
+        except the prelude's: OCaml's predefined exceptions, unqualified, and those of its
+        modules, qualified as the standard library's (`Stdlib.Stack.Empty`)."""
         name = decl.name
         key = name if name not in self.decls.datatypes.constructors else self.fresh_key(name)
         args = tuple(self.declared_type(a, {}) for a in decl.args)
-        qualified = ".".join(part for part in (self.unit_name, decl.module, name) if part)
-        self.decls.constructors[name] = key
+        unit = self.unit_name if self.unit_name is not None else ("Stdlib" if decl.module else None)
+        qualified = ".".join(part for part in (unit, decl.module, name) if part)
+        self.register_constructor(name, decl.module, key)
         self.decls.datatypes.add_exception(key, name, args, qualified + key[len(name):])
+
+    def register_constructor(self, name: str, module: str | None, key: str) -> None:
+        """`C` names the constructor declared last, and `M.C` the one module M declares (two
+        modules' `Empty` are two constructors, as `Stack.Empty` and `Queue.Empty` are)."""
+        self.decls.constructors[name] = key
+        if module is not None:
+            self.decls.constructors[f"{module}.{name}"] = key
 
     def fresh_key(self, name: str) -> str:
         count = 2
@@ -331,10 +343,13 @@ class Inferencer:
         its arguments in that instance. The last declared one, unless the type `expected` is
         already known to be a data type with a constructor of that name (OCaml's type-directed
         disambiguation: after `type t = A | None`, `None` where a `t option` is expected)."""
-        key = self.decls.constructors.get(name)
+        # `Option.Some`: a library module's type re-exports the constructors of the prelude's
+        key = self.decls.constructors.get(name, self.decls.constructors.get(name.rpartition(".")[2]))
         if key is None:
             raise CompileError(span, f"Unbound constructor {name}")
-        key = self.directed(expected, key, lambda d: next((c.key for c in d.constructors if c.name == name), None))
+        if "." not in name:  # `M.C` says which; `C` may be chosen by the type expected
+            key = self.directed(expected, key, lambda d: key if any(c.key == key for c in d.constructors)
+                                else next((c.key for c in d.constructors if c.name == name), None))
         info = self.decls.datatypes.constructors[key]
         result, mapping = self.instance_of(info.type_name)
         return key, result, tuple(substitute(a, mapping) for a in info.args)

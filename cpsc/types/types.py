@@ -77,6 +77,12 @@ def resolve(t: Type) -> Type:
     return t
 
 
+# The prelude's types that OCaml's library declares in its modules, by OCaml's names (the
+# prelude declares them outside, `fl_`-prefixed, so that a program's own `t` stays its own).
+LIBRARY_TYPE_NAMES = {"fl_hashtbl": "Hashtbl.t", "fl_stack": "Stack.t", "fl_queue": "Queue.t",
+                      "fl_buffer": "Buffer.t", "fl_seq_node": "Seq.node"}
+
+
 def show(t: Type, names: dict[int, str] | None = None) -> str:
     """Print a type in OCaml's notation, naming variables 'a, 'b, ... in order of appearance."""
     names = {} if names is None else names
@@ -87,6 +93,8 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
             if t.id not in names:
                 names[t.id] = "'" + _var_name(len(names))
             return names[t.id]
+        if t.name == "->" and _is_seq(t):  # `'a Seq.t` abbreviates `unit -> 'a Seq.node`
+            return f"{go(resolve(t.args[1]).args[0], 2)} Seq.t"  # type: ignore[union-attr]
         if t.name == "->":
             text = f"{go(t.args[0], 1)} -> {go(t.args[1], 0)}"
             return f"({text})" if prec > 0 else text
@@ -94,6 +102,7 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
             text = " * ".join(go(a, 2) for a in t.args)
             return f"({text})" if prec > 1 else text
         name = t.name.split("/")[0]  # a redeclared type's internal name is `t/2`
+        name = LIBRARY_TYPE_NAMES.get(name, name)
         if not t.args:
             return name
         if len(t.args) == 1:
@@ -101,6 +110,12 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
         return "(" + ", ".join(go(a, 0) for a in t.args) + ") " + name
 
     return go(t, 0)
+
+
+def _is_seq(t: TCon) -> bool:
+    param, result = resolve(t.args[0]), resolve(t.args[1])
+    return (isinstance(param, TCon) and param.name == "unit" and isinstance(result, TCon)
+            and result.name == "fl_seq_node")
 
 
 def _var_name(index: int) -> str:

@@ -46,6 +46,13 @@ PHRASES = [
     ("(id 3, id \"s\");;", "- : int * string = (3, \"s\")\n"),
     ("let cell = ref [];;", "val cell : '_weak1 list ref = {contents = []}\n"),
     ("cell := [1.5]; !cell;;", "- : float list = [1.5]\n"),
+    # The library's types by OCaml's names, and its modules' exceptions as OCaml qualifies them.
+    ("let st = Stack.create ();;", "val st : '_weak2 Stack.t = <abstr>\n"),
+    ("Stack.pop st;;", "Exception: Stdlib.Stack.Empty.\n"),
+    ("Queue.pop (Queue.create ());;", "Exception: Stdlib.Queue.Empty.\n"),
+    ("List.to_seq [1];;", "- : int Seq.t = <fun>\n"),
+    ("(Buffer.create 1, Hashtbl.create 1);;", "- : Buffer.t * ('_weak3, '_weak4) Hashtbl.t = (<abstr>, <abstr>)\n"),
+    ("Result.get_ok (Ok 1);;", "- : int = 1\n"),
 ]
 
 
