@@ -46,7 +46,9 @@ RUNTIME = {
     **{name: (F64, [F64] * arity) for name, arity in LIBM_FUNCTIONS.values()},
 }
 
-LIBM_OPS = frozenset(name for name, _ in LIBM_FUNCTIONS.values())
+# Operations that are one call of the C function of the same name.
+C_CALLS = frozenset(["sqrt", "exp", "log", "sin", "cos", "floor", "tan", "atan", "ceil", "log10", "atan2"]
+                    + [name for name, _ in LIBM_FUNCTIONS.values()])
 
 ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
@@ -480,7 +482,7 @@ class FunctionLowering:
             return self.rt("fmod", *args)
         if op == "pow_float":
             return self.rt("pow", *args)
-        if op in ("sqrt", "exp", "log", "sin", "cos", "floor", "tan", "atan", "ceil", "log10", "atan2") or op in LIBM_OPS:
+        if op in C_CALLS:
             return self.rt(op, *args)
         if op == "abs_float":
             return self.rt("fabs", *args)

@@ -182,15 +182,6 @@ def format_float(x: float) -> str:
     return text
 
 
-def float_pow(a: float, b: float) -> float:
-    try:
-        return math.pow(a, b)
-    except (OverflowError, ValueError):
-        if a == 0.0 and b < 0:
-            return math.inf
-        return DEFAULT_NAN if a < 0 else math.inf
-
-
 def float_div(a: float, b: float) -> float:
     if b == 0.0:
         if math.isnan(a):
@@ -201,29 +192,16 @@ def float_div(a: float, b: float) -> float:
     return a / b
 
 
-def float_unary(name: str, x: float) -> float:
-    """sqrt, exp, log, sin, cos with IEEE results where Python's math module would raise."""
-    try:
-        if name == "sqrt":
-            return math.sqrt(x) if x >= 0 or math.isnan(x) else DEFAULT_NAN
-        if name == "log":
-            if x == 0:
-                return -math.inf
-            return math.log(x) if x > 0 or math.isnan(x) else DEFAULT_NAN
-        if name == "exp":
-            return math.exp(x)
-        if name in ("sin", "cos"):
-            return math.sin(x) if name == "sin" else math.cos(x)
-    except OverflowError:
-        return math.inf
-    except ValueError:
-        return DEFAULT_NAN
-    raise ValueError(name)
-
-
-# C's mathematical functions that OCaml's Stdlib and Float call, by FL's source name: the
-# interpreters call the C library itself (through ctypes), so that they give native code's
-# results bit for bit (the sign of a NaN, the last digit), as the native code calls it.
+# C's mathematical functions that OCaml's Stdlib and Float call, by FL's source name, with the C
+# name and the arity: the interpreters and constant folding call the C library itself (through
+# ctypes), so that they give native code's results bit for bit (the sign of a NaN, -0., the last
+# digit). `C_MATH` are the operators the CPS IR names apart (`pow_float`, `mod_float`, ...);
+# `LIBM_FUNCTIONS` are primitives named as their C function is, in the IR and in LLVM alike.
+C_MATH: dict[str, tuple[str, int]] = {
+    "sqrt": ("sqrt", 1), "exp": ("exp", 1), "log": ("log", 1), "sin": ("sin", 1), "cos": ("cos", 1),
+    "floor": ("floor", 1), "ceil": ("ceil", 1), "tan": ("tan", 1), "atan": ("atan", 1), "log10": ("log10", 1),
+    "atan2": ("atan2", 2), "mod_float": ("fmod", 2), "**": ("pow", 2),
+}
 LIBM_FUNCTIONS: dict[str, tuple[str, int]] = {
     "asin": ("asin", 1), "acos": ("acos", 1), "sinh": ("sinh", 1), "cosh": ("cosh", 1), "tanh": ("tanh", 1),
     "expm1": ("expm1", 1), "log1p": ("log1p", 1), "fl_exp2": ("exp2", 1), "fl_log2": ("log2", 1),
@@ -244,40 +222,9 @@ def _c_function(name: str, arity: int) -> Callable[..., float]:
 
 
 LIBM: dict[str, Callable[..., float]] = {source: _c_function(c_name, arity)
-                                         for source, (c_name, arity) in LIBM_FUNCTIONS.items()}
-
-
-def float_libm(name: str, x: float) -> float:
-    """tan, atan, ceil and log10 with the C library's results where Python's math raises."""
-    try:
-        if name == "ceil":
-            return _signed_zero(float(math.ceil(x)), x) if math.isfinite(x) else x
-        if name == "log10":
-            if x == 0:
-                return -math.inf
-            return math.log10(x) if x > 0 or math.isnan(x) else math.nan  # glibc's log10: positive
-        return math.tan(x) if name == "tan" else math.atan(x)
-    except (ValueError, OverflowError):
-        return DEFAULT_NAN
-
-
-def float_mod(a: float, b: float) -> float:
-    """C's fmod (OCaml's mod_float): the result has the sign of `a`."""
-    if math.isnan(a) or math.isnan(b):
-        return a if math.isnan(a) else b
-    if math.isinf(a) or b == 0:
-        return DEFAULT_NAN
-    return math.fmod(a, b)
-
-
-def _signed_zero(result: float, x: float) -> float:
-    """C's floor and ceil keep the sign of a zero result (ceil(-0.5) is -0.); Python's
-    integers have no -0."""
-    return math.copysign(0.0, x) if result == 0 else result
-
-
-def float_floor(x: float) -> float:
-    return _signed_zero(float(math.floor(x)), x) if math.isfinite(x) else x
+                                         for source, (c_name, arity) in {**C_MATH, **LIBM_FUNCTIONS}.items()}
+LIBM_UNARY = {source: function for source, function in LIBM.items()
+              if {**C_MATH, **LIBM_FUNCTIONS}[source][1] == 1}
 
 
 def int_of_float(x: float) -> int:

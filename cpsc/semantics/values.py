@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -85,13 +84,7 @@ def float_op(name: str, a: float, c: float) -> float:
         return a * c
     if name == "/.":
         return b.float_div(a, c)
-    if name == "atan2":
-        return math.atan2(a, c)
-    if name == "mod_float":
-        return b.float_mod(a, c)
-    if name in b.LIBM:
-        return b.LIBM[name](a, c)
-    return b.float_pow(a, c)
+    return b.LIBM[name](a, c)  # atan2, mod_float, **, hypot, copysign
 
 
 INT_BINARY: dict[str, Callable[[int, int], int]] = {
@@ -144,14 +137,7 @@ def unary(out: list[str], name: str, x: Any) -> Any:
 PURE_UNARY: dict[str, Callable[[Any], Any]] = {
     "~-": lambda x: b.wrap(-x), "~-.": lambda x: -x, "not": lambda x: not x,
     "string_of_int": str, "string_of_float": b.format_float, "float_of_int": float,
-    "int_of_float": b.int_of_float, "floor": b.float_floor,
-    "tan": lambda x: b.float_libm("tan", x), "atan": lambda x: b.float_libm("atan", x),
-    "ceil": lambda x: b.float_libm("ceil", x), "log10": lambda x: b.float_libm("log10", x),
-    "abs_float": abs,
-    "sqrt": lambda x: b.float_unary("sqrt", x), "exp": lambda x: b.float_unary("exp", x),
-    "log": lambda x: b.float_unary("log", x), "sin": lambda x: b.float_unary("sin", x),
-    "cos": lambda x: b.float_unary("cos", x),
-    **{source: function for source, function in b.LIBM.items() if b.LIBM_FUNCTIONS[source][1] == 1},
+    "int_of_float": b.int_of_float, "abs_float": abs, **b.LIBM_UNARY,
 }
 
 
