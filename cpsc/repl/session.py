@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpsc.repl.toplevel import SessionError, Toplevel, after_marker, outcome_text
-from cpsc.workbench import Program, Step
+from cpsc.workbench import Program
 
-__all__ = ["Session", "SessionError", "Step"]
+__all__ = ["Session", "SessionError"]
 
 
 @dataclass(frozen=True)
@@ -72,26 +72,20 @@ class Session:
         self.versions.append(version)
         self.current = len(self.versions) - 1
 
-    def transform(self, step: Step) -> str:
-        """Apply `step` to the current version, making a new one; returns what it did."""
-        version = self.version
-        self._add(Version(version.program.then(step), str(step), version.declarations))
-        return f"version {self.current}: {step}\n"
+    def _advance(self, program: Program) -> str:
+        """Make `program`, one step from the current version, the current version."""
+        self._add(Version(program, str(program.steps[-1]), self.version.declarations))
+        return f"version {self.current}: {program.steps[-1]}\n"
 
     def inline(self, function: str, site: int) -> str:
-        program = self.program.inline(function, site)
-        self._add(Version(program, str(program.steps[-1]), self.version.declarations))
+        self._advance(self.program.inline(function, site))
         return f"version {self.current}: inlined call site {site} of {function}\n" + self.cps(function)
 
     def run_pass(self, name: str, function: str | None = None) -> str:
-        program = self.program.run_pass(name, function)
-        self._add(Version(program, str(program.steps[-1]), self.version.declarations))
-        return f"version {self.current}: {program.steps[-1]}\n" + (self.cps(function) if function else "")
+        return self._advance(self.program.run_pass(name, function)) + (self.cps(function) if function else "")
 
     def pipeline(self, level: str) -> str:
-        program = self.program.pipeline(level)
-        self._add(Version(program, str(program.steps[-1]), self.version.declarations))
-        return f"version {self.current}: {program.steps[-1]}\n"
+        return self._advance(self.program.pipeline(level))
 
     def undo(self) -> str:
         if self.current <= 0:
