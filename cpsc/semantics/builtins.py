@@ -223,8 +223,8 @@ def _c_function(name: str, arity: int) -> Callable[..., float]:
 
 LIBM: dict[str, Callable[..., float]] = {source: _c_function(c_name, arity)
                                          for source, (c_name, arity) in {**C_MATH, **LIBM_FUNCTIONS}.items()}
-LIBM_UNARY = {source: function for source, function in LIBM.items()
-              if {**C_MATH, **LIBM_FUNCTIONS}[source][1] == 1}
+LIBM_UNARY: dict[str, Callable[..., float]] = {source: function for source, function in LIBM.items()
+                                               if {**C_MATH, **LIBM_FUNCTIONS}[source][1] == 1}
 
 
 def int_of_float(x: float) -> int:
