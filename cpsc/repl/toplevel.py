@@ -11,6 +11,7 @@ done, as in OCaml's toplevel.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, replace
 
@@ -28,6 +29,7 @@ from cpsc.repl.show import (
 from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, SourceFiles, render, terminal_text
+from cpsc.syntax.modules import Scope
 from cpsc.syntax.parser import parse_module
 from cpsc.to_cps.convert import cps_convert
 from cpsc.types.infer import Typing
@@ -62,6 +64,8 @@ class Toplevel:
         self.phrases = 0
         self.kept = KeptValues()
         self.weak_variables = 0
+        # the modules the accepted phrases declared, beside the prelude's
+        self.module_scope: Scope = prelude_modules()
         self._base_printers = self._parse(BASE_PRINTERS, "<repl>")
         self._marker = self._parse(f"let () = print_string {_fl_string(MARKER)}; prerr_string {_fl_string(MARKER)}",
                                    "<repl>")
@@ -73,7 +77,8 @@ class Toplevel:
         self.phrases += 1
         file = f"[{self.phrases}]"
         weak_variables = self.weak_variables
-        declarations = tuple(_name_expressions(self._parse(text, file), self.phrases))
+        scope = self.module_scope.copy()
+        declarations = tuple(_name_expressions(self._parse(text, file, scope), self.phrases))
         checked = self._check(self.declarations + list(declarations))
         kept = self._with_exception_printers(declarations, checked)
         own = {id(d) for d in declarations}
@@ -85,6 +90,7 @@ class Toplevel:
         outcome = self._run(shown, file)
         if outcome.status == 0:
             self.declarations.extend(declarations)
+            self.module_scope = scope
             self.code.extend(kept)
             self.accepted += 1
         else:
@@ -121,7 +127,7 @@ class Toplevel:
             if module is None:
                 reports.append(self._report(declaration, checked))
                 continue
-            members.extend(self._signature_items(declaration, checked))
+            members.extend(_relative(item, module) for item in self._signature_items(declaration, checked))
             if _continues(declarations, index + 1, module):
                 reports.append("")
             else:
@@ -142,14 +148,16 @@ class Toplevel:
     def type_of(self, text: str) -> str:
         """`- : t` for an expression, without running it."""
         self.phrases += 1
-        declarations = self._parse(f"let cpsc__type = ({text})", f"[{self.phrases}]")
+        declarations = self._parse(f"let cpsc__type = ({text})", f"[{self.phrases}]", self.module_scope.copy())
         checked = self._check(self.declarations + declarations)
         return f"- : {show(_scheme_type(checked.typing, _bound_vars(declarations[-1])[0]))}\n"
 
-    def _parse(self, text: str, file: str) -> list[ast.Declaration]:
+    def _parse(self, text: str, file: str, scope: Scope | None = None) -> list[ast.Declaration]:
+        """The declarations of a phrase (in `scope`, which it updates: the user's phrases) or
+        of the session's own code."""
         self.sources.add(file, text)
         try:
-            return list(parse_module(text, file, prelude_modules()).declarations)
+            return list(parse_module(text, file, prelude_modules() if scope is None else scope).declarations)
         except CompileError as error:
             raise SessionError(render(error, self.sources)) from None
 
@@ -225,7 +233,7 @@ class Toplevel:
         self.phrases += 1
         file = f"[{self.phrases}]"
         code = self.declarations[:declarations]
-        named = self._parse(f"let cpsc__it = ({expression})", file)
+        named = self._parse(f"let cpsc__it = ({expression})", file, self.module_scope.copy())
         checked = self._check(code + named)
         shown = self._parse(self._report(named[0], checked), "<repl>")
         typed = self._front_end(self._base_printers + code + self._marker + named + shown, file, keep=True)
@@ -316,6 +324,11 @@ def outcome_text(outcome: Outcome) -> str:
 
 def _print_line(text: str) -> str:
     return f"let () = print_string {_fl_string(text + chr(10))}\n"
+
+
+def _relative(item: str, module: str) -> str:
+    """A signature item as OCaml shows it inside the module: its own names unqualified."""
+    return re.sub(rf"(?<![\w.']){re.escape(module)}\.(?=[a-z_])", "", item)
 
 
 def _module_of(declaration: ast.Declaration) -> str | None:

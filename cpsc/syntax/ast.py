@@ -412,7 +412,18 @@ class ExceptionDecl:
     module: str | None = None
 
 
-Declaration = Union[LetDecl, TypeDecl, ExceptionDecl]
+@dataclass(frozen=True, slots=True)
+class SignatureCheck:
+    """Left by a signature ascription (`cpsc.syntax.modules`): the type checker checks that
+    `value` (a flat name) has a type at least as general as `type`, the signature's for `name`."""
+
+    value: str
+    name: str
+    type: TypeExpr
+    span: Span
+
+
+Declaration = Union[LetDecl, TypeDecl, ExceptionDecl, SignatureCheck]
 
 
 @dataclass(frozen=True, slots=True)

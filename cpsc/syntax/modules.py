@@ -1,144 +1,548 @@
-"""Top-level modules, flattened: `module M = struct let x = ... end` declares `M.x`.
+"""The module language, elaborated away: structures, functors and signatures become flat core
+declarations whose names carry their module's path (`module M = struct let x = ... end`
+declares `M.x`).
 
-Inside the module its members are named unqualified; after it, only as `M.x`. The parser calls
-`flatten_module` as it reduces the module, so later stages see ordinary declarations with
-dotted names.
+This is MLton's defunctorisation, done as the parser's last step: a functor is applied at
+compile time, its body elaborated again for each application (so `Map.Make (Int)`'s `find` is
+an ordinary, monomorphic, inlinable function named `IntMap.find`), and no module exists at run
+time. Every name a program writes is resolved here to the flat name of what it denotes: a
+structure's member, a member of an opened module, a functor's argument, a module alias. The type
+checker then sees declarations like any others; what a signature hides is unreachable because no
+name resolves to it, and what it says about types is checked by `ast.SignatureCheck` declarations.
+
+A structure's static description is an `Env`: its members by source name, each the flat name the
+core declarations give it. A `Scope` is what the names mean at one point of the program.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Union
 
+from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast
-from cpsc.syntax.diagnostics import Span
-from cpsc.syntax.printf import PRINTERS, printf_expression
+from cpsc.syntax import module_ast as m
+from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.printf import PRINTERS, PRINTF_MEMBERS, printf_expression
+
+
+@dataclass
+class Members:
+    """Names by what they name: values, types, constructors (and exceptions), modules and
+    module types, each the flat name (or the module, the module type) it denotes."""
+
+    values: dict[str, str] = field(default_factory=dict)
+    types: dict[str, str] = field(default_factory=dict)
+    constructors: dict[str, str] = field(default_factory=dict)
+    modules: dict[str, ModuleValue] = field(default_factory=dict)
+    module_types: dict[str, SignatureValue] = field(default_factory=dict)
+
+    def merge_into(self, other: Members) -> None:
+        """Make these members other's too (`include`, `open`)."""
+        other.values.update(self.values)
+        other.types.update(self.types)
+        other.constructors.update(self.constructors)
+        other.modules.update(self.modules)
+        other.module_types.update(self.module_types)
+
+
+@dataclass
+class Env(Members):
+    """A structure: its members, declared under `path`. A library module (the prelude's, seen
+    from a program) lists only some: the others are left to the type checker, which knows them
+    by their qualified names."""
+
+    path: str = ""
+    library: bool = False
+
+
+@dataclass
+class Scope(Members):
+    """What each name means at one point of the program (a name not here means itself: a local
+    variable, a top-level definition, or one of the prelude's)."""
+
+    # whether a declaration of the module language has changed it (so that a text read in
+    # it must be elaborated, even one that declares no module)
+    declared: bool = False
+
+    def copy(self) -> Scope:
+        return Scope(dict(self.values), dict(self.types), dict(self.constructors), dict(self.modules),
+                     dict(self.module_types), self.declared)
+
+
+@dataclass
+class FunctorValue:
+    """A functor: applied at compile time, its body elaborated in the scope it was defined in."""
+
+    parameter: m.FunctorParameter
+    body: m.ModuleExpr
+    scope: Scope
+
+
+ModuleValue = Union[Env, FunctorValue]
+
+
+@dataclass
+class SignatureValue:
+    """A module type and the scope its names are resolved in."""
+
+    type: m.ModuleType
+    scope: Scope
+
+
+def elaborate(declarations: tuple[Any, ...], scope: Scope) -> list[Any]:
+    """The core declarations of a compilation unit's items; `scope` (the prelude's modules and
+    what earlier toplevel phrases declared) is updated with what they declare."""
+    elaborator = _Elaborator()
+    elaborator.structure_items(declarations, scope, Env())
+    scope.declared = scope.declared or has_module_items(declarations)
+    return elaborator.out
+
+
+def has_module_items(declarations: tuple[Any, ...]) -> bool:
+    return any(isinstance(d, m.MODULE_ITEMS) for d in declarations)
+
+
+_ERROR_PREFIX = "Signature mismatch:\n       "
+
+
+class _Elaborator:
+    def __init__(self) -> None:
+        self.out: list[Any] = []
+        self.fresh = itertools.count(1)
+        # inside a functor's body: every node is made anew, since inference keys its facts by
+        # node and each application of the functor is a program of its own
+        self.instantiating = 0
+
+    # ---------------------------------------------------------------- structures
+    def structure_items(self, items: tuple[Any, ...], scope: Scope, env: Env) -> None:
+        for item in items:
+            if isinstance(item, ast.LetDecl):
+                self.let_declaration(item, scope, env)
+            elif isinstance(item, ast.TypeDecl):
+                self.type_declaration(item, scope, env)
+            elif isinstance(item, ast.ExceptionDecl):
+                self.exception_declaration(item, scope, env)
+            elif isinstance(item, m.ModuleDecl):
+                value = self.module_expr(item.module, scope, _qualified(env.path, item.name))
+                scope.modules[item.name] = env.modules[item.name] = value
+            elif isinstance(item, m.ModuleTypeDecl):
+                scope.module_types[item.name] = env.module_types[item.name] = SignatureValue(item.type, scope.copy())
+            elif isinstance(item, m.OpenDecl):
+                opened = self.structure(item.path, scope, item.span)
+                opened.merge_into(scope)
+                if opened.path == "Printf" and opened.library:
+                    scope.values.update((name, f"Printf.{name}") for name in PRINTF_MEMBERS)
+            elif isinstance(item, m.IncludeDecl):
+                included = self.module_expr(item.module, scope, env.path)
+                if not isinstance(included, Env):
+                    raise CompileError(item.span, "This module is a functor: it cannot be included")
+                included.merge_into(env)
+                included.merge_into(scope)
+            else:
+                raise AssertionError(f"not a structure item: {item!r}")
+
+    def let_declaration(self, decl: ast.LetDecl, scope: Scope, env: Env) -> None:
+        names = [n for b in decl.bindings for n in ast.pattern_names(b.pattern)]
+        flat = {n: _qualified(env.path, n) for n in names}
+        inner = scope
+        if decl.is_rec:
+            inner = scope.copy()
+            inner.values.update(flat)
+        renamer = _Renamer(self, inner)
+        bindings = tuple(ast.Binding(_qualify_pattern(renamer.pattern(b.pattern, frozenset()), flat),
+                                     renamer.expr(b.value, frozenset()), b.span)
+                         for b in decl.bindings)
+        self.out.extend(renamer.hoisted)
+        self.out.append(ast.LetDecl(decl.is_rec, bindings, decl.span))
+        scope.values.update(flat)
+        env.values.update(flat)
+
+    def type_declaration(self, decl: ast.TypeDecl, scope: Scope, env: Env) -> None:
+        flat = {d.name: _qualified(env.path, d.name) for d in decl.definitions}
+        inner = scope.copy()
+        inner.types.update(flat)  # the definitions of a `type ... and ...` name each other
+        renamer = _Renamer(self, inner)
+        definitions = tuple(replace(d, name=flat[d.name],
+                                    constructors=tuple(replace(c, args=tuple(renamer.type(a) for a in c.args))
+                                                       for c in d.constructors),
+                                    fields=tuple(replace(f, type=renamer.type(f.type)) for f in d.fields),
+                                    abbreviation=None if d.abbreviation is None else renamer.type(d.abbreviation))
+                            for d in decl.definitions)
+        self.out.append(replace(decl, definitions=definitions, module=env.path or decl.module))
+        constructors = {c.name: _qualified(env.path, c.name) for d in decl.definitions for c in d.constructors}
+        for target in (scope, env):
+            target.types.update(flat)
+            target.constructors.update(constructors)
+
+    def exception_declaration(self, decl: ast.ExceptionDecl, scope: Scope, env: Env) -> None:
+        renamer = _Renamer(self, scope)
+        self.out.append(replace(decl, args=tuple(renamer.type(a) for a in decl.args), module=env.path or decl.module))
+        scope.constructors[decl.name] = env.constructors[decl.name] = _qualified(env.path, decl.name)
+
+    # ---------------------------------------------------------------- module expressions
+    def module_expr(self, expr: m.ModuleExpr, scope: Scope, path: str) -> ModuleValue:
+        """What `expr` denotes; a structure's declarations, named under `path`, go to `out`."""
+        if isinstance(expr, m.Structure):
+            env = Env(path=path)
+            self.structure_items(expr.items, scope.copy(), env)
+            return env
+        if isinstance(expr, m.ModulePath):
+            return self.module(expr.path, scope, expr.span)
+        if isinstance(expr, m.Functor):
+            return FunctorValue(expr.parameter, expr.body, scope.copy())
+        if isinstance(expr, m.Apply):
+            return self.application(expr, scope, path)
+        if isinstance(expr, m.Constrained):
+            return self.ascribe(self.module_expr(expr.module, scope, path), SignatureValue(expr.type, scope),
+                                expr.span)
+        raise AssertionError(f"not a module expression: {expr!r}")
+
+    def application(self, expr: m.Apply, scope: Scope, path: str) -> ModuleValue:
+        """`F (A)`: F's body, elaborated with its parameter bound to A as F's signature for it
+        sees it, its declarations named under `path` (the name the result is bound to)."""
+        functor = self.module_expr(expr.functor, scope, path)
+        if not isinstance(functor, FunctorValue):
+            raise CompileError(expr.functor.span, "This module is not a functor; it has no parameter")
+        argument = self.module_expr(expr.argument, scope, f"{path}'{next(self.fresh)}")
+        parameter = self.ascribe(argument, SignatureValue(functor.parameter.type, functor.scope), expr.argument.span)
+        body_scope = functor.scope.copy()
+        body_scope.modules[functor.parameter.name] = parameter
+        self.instantiating += 1
+        try:
+            return self.module_expr(functor.body, body_scope, path)
+        finally:
+            self.instantiating -= 1
+
+    def module(self, path: str, scope: Scope, span: Span) -> ModuleValue:
+        """The module a path names."""
+        head, *rest = path.split(".")
+        found = scope.modules.get(head)
+        if found is None:
+            raise CompileError(span, f"Unbound module {head}")
+        for index, name in enumerate(rest):
+            prefix = ".".join([head, *rest[:index]])
+            if not isinstance(found, Env):
+                raise CompileError(span, f"The module {prefix} is a functor, it cannot have any components")
+            inner = found.modules.get(name)
+            if inner is None:
+                raise CompileError(span, f"Unbound module {prefix}.{name}")
+            found = inner
+        return found
+
+    def structure(self, path: str, scope: Scope, span: Span) -> Env:
+        if path == "Stdlib":
+            return Env(path="Stdlib", library=True)
+        found = self.module(path, scope, span)
+        if not isinstance(found, Env):
+            raise CompileError(span, f"The module {path} is a functor: it cannot be opened")
+        return found
+
+    # ---------------------------------------------------------------- signatures
+    def ascribe(self, module: ModuleValue, signature: SignatureValue, span: Span) -> ModuleValue:
+        """`(M : S)`: M as S sees it (what S does not list is hidden), after checking that M
+        provides all that S requires; the types of its values the type checker checks later."""
+        while isinstance(signature.type, m.ModuleTypePath):
+            signature = self.module_type(signature.type.path, signature.scope, signature.type.span)
+        if isinstance(signature.type, m.FunctorType):
+            if not isinstance(module, FunctorValue):
+                raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: this structure is not a functor")
+            return module
+        if not isinstance(module, Env):
+            raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: a functor is not a structure")
+        seen = Env(path=module.path)  # what the signature lists, and nothing else
+        sig_scope = signature.scope.copy()
+        for item in self.signature_items(signature, span):
+            self.match_item(item, module, seen, sig_scope, span)
+        return seen
+
+    def signature_items(self, signature: SignatureValue, span: Span) -> list[tuple[Any, Scope]]:
+        """The items of a module type (includes expanded, `with type` applied), each with the
+        scope its names are resolved in."""
+        module_type = signature.type
+        if isinstance(module_type, m.ModuleTypePath):
+            named = self.module_type(module_type.path, signature.scope, module_type.span)
+            return self.signature_items(named, span)
+        if isinstance(module_type, m.ModuleTypeWith):
+            items = self.signature_items(SignatureValue(module_type.base, signature.scope), span)
+            for constraint in module_type.constraints:
+                items = _with_type(items, constraint, signature.scope)
+            return items
+        if isinstance(module_type, m.FunctorType):
+            raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: a functor type is not a signature")
+        out: list[tuple[Any, Scope]] = []
+        for item in module_type.items:
+            if isinstance(item, m.SigInclude):
+                out.extend(self.signature_items(SignatureValue(item.type, signature.scope), span))
+            else:
+                out.append((item, signature.scope))
+        return out
+
+    def module_type(self, path: str, scope: Scope, span: Span) -> SignatureValue:
+        module_path, _, name = path.rpartition(".")
+        table = self.structure(module_path, scope, span).module_types if module_path else scope.module_types
+        if name not in table:
+            raise CompileError(span, f"Unbound module type {path}")
+        return table[name]
+
+    def match_item(self, entry: tuple[Any, Scope], module: Env, seen: Env, sig_scope: Scope, span: Span) -> None:
+        """One signature item against the module: what it names, made visible in `seen`; the
+        signature's own names (its types) resolved in `sig_scope` to the module's."""
+        item, _ = entry
+        if isinstance(item, m.SigVal):
+            flat = self.member(module.values, module, item.name, "value", span)
+            seen.values[item.name] = flat
+            self.out.append(ast.SignatureCheck(flat, item.name, _Renamer(self, sig_scope).type(item.type), span))
+        elif isinstance(item, m.SigType):
+            for definition in item.declaration.definitions:
+                flat = self.member(module.types, module, definition.name, "type", span)
+                seen.types[definition.name] = sig_scope.types[definition.name] = flat
+                for constructor in definition.constructors:
+                    key = self.member(module.constructors, module, constructor.name, "constructor", span)
+                    seen.constructors[constructor.name] = key
+        elif isinstance(item, m.SigException):
+            name = item.declaration.name
+            seen.constructors[name] = self.member(module.constructors, module, name, "extension constructor", span)
+        elif isinstance(item, m.SigModule):
+            inner = module.modules.get(item.name)
+            if inner is None:
+                raise CompileError(span, f"{_ERROR_PREFIX}The module `{item.name}' is required but not provided")
+            seen.modules[item.name] = self.ascribe(inner, SignatureValue(item.type, sig_scope), span)
+            if isinstance(seen.modules[item.name], Env):
+                sig_scope.modules[item.name] = seen.modules[item.name]
+        elif isinstance(item, m.SigModuleType):
+            seen.module_types[item.name] = sig_scope.module_types[item.name] = SignatureValue(item.type, sig_scope.copy())
+
+    def member(self, table: dict[str, str], module: Env, name: str, kind: str, span: Span) -> str:
+        if name in table:
+            return table[name]
+        if module.library:
+            return f"{module.path}.{name}"
+        raise CompileError(span, f"{_ERROR_PREFIX}The {kind} `{name}' is required but not provided")
+
+
+def _with_type(items: list[tuple[Any, Scope]], constraint: m.WithType, scope: Scope) -> list[tuple[Any, Scope]]:
+    """`S with type t = e`: S's abstract `t` made `e` (resolved where the constraint is written)."""
+    out = []
+    for item, item_scope in items:
+        if isinstance(item, m.SigType) and any(d.name == constraint.path for d in item.declaration.definitions):
+            definitions = tuple(replace(d, abbreviation=_Resolved(constraint.type, scope))  # type: ignore[arg-type]
+                                if d.name == constraint.path else d for d in item.declaration.definitions)
+            item = m.SigType(replace(item.declaration, definitions=definitions), item.abstract - {constraint.path})
+        out.append((item, item_scope))
+    return out
 
 
 @dataclass(frozen=True)
-class OpenDecl:
-    """`open M` at top level (gone once `open_modules` has renamed what follows it)."""
+class _Resolved:
+    """A type expression with the scope its names are resolved in."""
 
-    module: str
-    span: Span
-
-
-def module_members(module: str, declarations: list[Any]) -> set[str]:
-    """The value names a (flattened) module defines, unqualified."""
-    prefix = module + "."
-    return {name[len(prefix):] for d in declarations if isinstance(d, ast.LetDecl)
-            for b in d.bindings for name in ast.pattern_names(b.pattern) if name.startswith(prefix)}
+    type: ast.TypeExpr
+    scope: Scope
 
 
-def open_in(module: str, members: frozenset[str], expr: ast.Expr) -> ast.Expr:
-    """`let open M in e` / `M.(e)`: e's free uses of M's members, qualified."""
-    return _Renamer(module, set(members)).expr(expr, frozenset())  # type: ignore[no-any-return]
+def _qualified(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
 
 
-def open_modules(declarations: list[Any], modules: dict[str, frozenset[str]]) -> list[ast.Declaration]:
-    """Resolve top-level `open M`: in the declarations after it, uses of M's members are
-    qualified, until a top-level definition of the same name hides the member."""
-    opened: list[tuple[str, set[str]]] = []
-    out: list[ast.Declaration] = []
-    for decl in declarations:
-        if isinstance(decl, OpenDecl):
-            opened.append((decl.module, set(modules[decl.module])))
-            continue
-        if isinstance(decl, ast.LetDecl) and opened:
-            own = {n for b in decl.bindings for n in ast.pattern_names(b.pattern)}
-            for position in range(len(opened) - 1, -1, -1):  # the last opened module wins
-                module, members = opened[position]
-                visible = members.difference(*(ms for _, ms in opened[position + 1:]))
-                if decl.is_rec:
-                    visible = visible - own
-                bindings = tuple(replace(b, value=_Renamer(module, visible).expr(b.value, frozenset()))
-                                 for b in decl.bindings)
-                decl = replace(decl, bindings=bindings)
-            for _, members in opened:
-                members -= own
-        out.append(decl)
-    return out
+def _qualify_pattern(pattern: ast.Pattern, flat: dict[str, str]) -> ast.Pattern:
+    """A declaration's pattern with the names it binds made flat."""
+    if isinstance(pattern, ast.PVar):
+        return ast.PVar(flat.get(pattern.name, pattern.name), pattern.span)
+    if isinstance(pattern, ast.PAlias):
+        return replace(pattern, pattern=_qualify_pattern(pattern.pattern, flat), name=flat.get(pattern.name, pattern.name))
+    children = {f: _map_patterns(getattr(pattern, f), flat) for f in _child_fields(pattern)}
+    return replace(pattern, **children) if children else pattern  # type: ignore[return-value]
 
 
-def flatten_module(name: str, declarations: list[ast.Declaration]) -> list[ast.Declaration]:
-    members: set[str] = set()
-    out: list[ast.Declaration] = []
-    for decl in declarations:
-        if isinstance(decl, (ast.ExceptionDecl, ast.TypeDecl)):
-            out.append(replace(decl, module=name))
-            continue
-        if not isinstance(decl, ast.LetDecl):
-            out.append(decl)
-            continue
-        own = {n for b in decl.bindings for n in ast.pattern_names(b.pattern)}
-        visible = members | own if decl.is_rec else members
-        bindings = tuple(ast.Binding(_qualify_pattern(b.pattern, name, own),
-                                     _Renamer(name, visible).expr(b.value, frozenset()), b.span)
-                         for b in decl.bindings)
-        out.append(ast.LetDecl(decl.is_rec, bindings, decl.span))
-        members |= own
-    return out
-
-
-def _qualify_pattern(pattern: ast.Pattern, module: str, names: set[str]) -> ast.Pattern:
-    if isinstance(pattern, ast.PVar) and pattern.name in names:
-        return ast.PVar(f"{module}.{pattern.name}", pattern.span)
-    if isinstance(pattern, ast.PTuple):
-        return ast.PTuple(tuple(_qualify_pattern(i, module, names) for i in pattern.items), pattern.span)
-    if isinstance(pattern, ast.PAnnot):
-        return ast.PAnnot(_qualify_pattern(pattern.pattern, module, names), pattern.annotation, pattern.span)
-    return pattern
+def _map_patterns(value: Any, flat: dict[str, str]) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_map_patterns(v, flat) for v in value)
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, (ast.TyName, ast.TyVar, ast.TyArrow, ast.TyTuple)):
+        return _qualify_pattern(value, flat)
+    return value
 
 
 class _Renamer:
-    """Renames the free uses of the module's members; a local binding of the same name hides
-    the member in its scope."""
+    """Resolves the names an expression uses: each to the flat name of what it denotes. A local
+    binding hides a member of the same name in its scope. A `let module` inside is elaborated,
+    its types and exceptions hoisted before the declaration (`hoisted`)."""
 
-    def __init__(self, module: str, members: set[str]) -> None:
-        self.module = module
-        self.members = members
+    def __init__(self, elaborator: _Elaborator, scope: Scope) -> None:
+        self.elaborator = elaborator
+        self.scope = scope
+        self.hoisted: list[Any] = []
+        self.fresh = elaborator.instantiating > 0
+
+    def value(self, name: str, bound: frozenset[str], span: Span) -> str:
+        if "." not in name:
+            return name if name in bound else self.scope.values.get(name, name)
+        path, _, member = name.rpartition(".")
+        if name in PRIMITIVE_TYPES and path.partition(".")[0] not in self.scope.modules:
+            return name  # the prelude's primitives (`Char.code`) before it declares their module
+        module = self.elaborator.structure(path, self.scope, span)
+        if member in module.values:
+            return module.values[member]
+        if module.library or f"{module.path}.{member}" in PRIMITIVE_TYPES:
+            return f"{module.path}.{member}" if module.path != "Stdlib" else member
+        raise CompileError(span, f"Unbound value {name}")
+
+    def constructor(self, name: str, span: Span) -> str:
+        if "." not in name:
+            return name
+        path, _, member = name.rpartition(".")
+        module = self.elaborator.structure(path, self.scope, span)
+        if member in module.constructors:
+            return module.constructors[member]
+        if module.library:
+            return name if module.path != "Stdlib" else member
+        raise CompileError(span, f"Unbound constructor {name}")
+
+    def type(self, texpr: Any) -> Any:
+        if isinstance(texpr, _Resolved):
+            return _Renamer(self.elaborator, texpr.scope).type(texpr.type)
+        if isinstance(texpr, ast.TyName):
+            return replace(texpr, name=self.type_name(texpr.name, texpr.span),
+                           args=tuple(self.type(a) for a in texpr.args))
+        if isinstance(texpr, ast.TyArrow):
+            return replace(texpr, param=self.type(texpr.param), result=self.type(texpr.result))
+        if isinstance(texpr, ast.TyTuple):
+            return replace(texpr, items=tuple(self.type(i) for i in texpr.items))
+        return replace(texpr) if self.fresh else texpr
+
+    def type_name(self, name: str, span: Span) -> str:
+        if "." not in name:
+            return self.scope.types.get(name, name)
+        path, _, member = name.rpartition(".")
+        if path == "Stdlib":
+            return name
+        module = self.elaborator.structure(path, self.scope, span)
+        if member in module.types:
+            return module.types[member]
+        if module.library:
+            return name
+        raise CompileError(span, f"Unbound type constructor {name}")
+
+    def pattern(self, p: Any, bound: frozenset[str]) -> Any:
+        if isinstance(p, ast.PConstruct):
+            return replace(p, name=self.constructor(p.name, p.span), args=tuple(self.pattern(a, bound) for a in p.args))
+        if isinstance(p, ast.PAnnot):
+            return replace(p, pattern=self.pattern(p.pattern, bound), annotation=self.type(p.annotation))
+        if isinstance(p, (ast.PVar, ast.PWild, ast.PUnit, ast.PConst)):
+            return replace(p) if self.fresh else p
+        return self.generic(p, bound)
 
     def expr(self, e: Any, bound: frozenset[str]) -> Any:
         if isinstance(e, ast.Var):
-            if e.name in self.members and e.name not in bound:
-                return ast.Var(f"{self.module}.{e.name}", e.span)
-            return e
+            name = self.value(e.name, bound, e.span)
+            return e if name == e.name and not self.fresh else ast.Var(name, e.span)
         if isinstance(e, ast.App):  # `printf "..."` after `open Printf`: as `Printf.printf "..."`
             function, argument = self.expr(e.function, bound), self.expr(e.argument, bound)
             if isinstance(function, ast.Var) and function.name in PRINTERS and e.function is not function:
                 return printf_expression(function, argument, e.span)
-            return replace(e, function=function, argument=argument)
+            return e if function is e.function and argument is e.argument and not self.fresh else \
+                replace(e, function=function, argument=argument)
+        if isinstance(e, ast.Construct):
+            return replace(e, name=self.constructor(e.name, e.span), args=tuple(self.expr(a, bound) for a in e.args))
+        if isinstance(e, ast.Annot):
+            return replace(e, expr=self.expr(e.expr, bound), annotation=self.type(e.annotation))
         if isinstance(e, ast.Fun):
-            return replace(e, body=self.expr(e.body, bound | set(ast.pattern_names(e.param))))
+            return replace(e, param=self.pattern(e.param, bound),
+                           body=self.expr(e.body, bound | set(ast.pattern_names(e.param))))
         if isinstance(e, ast.Let):
             names = {n for b in e.bindings for n in ast.pattern_names(b.pattern)}
             inner = bound | names
-            values = tuple(replace(b, value=self.expr(b.value, inner if e.is_rec else bound)) for b in e.bindings)
-            return replace(e, bindings=values, body=self.expr(e.body, inner))
+            bindings = tuple(ast.Binding(self.pattern(b.pattern, bound),
+                                         self.expr(b.value, inner if e.is_rec else bound), b.span)
+                             for b in e.bindings)
+            return replace(e, bindings=bindings, body=self.expr(e.body, inner))
         if isinstance(e, ast.Case):
             inner = bound | set(ast.pattern_names(e.pattern))
             guard = None if e.guard is None else self.expr(e.guard, inner)
-            return replace(e, guard=guard, body=self.expr(e.body, inner))
+            return replace(e, pattern=self.pattern(e.pattern, bound), guard=guard, body=self.expr(e.body, inner))
         if isinstance(e, ast.For):
             return replace(e, start=self.expr(e.start, bound), stop=self.expr(e.stop, bound),
                            body=self.expr(e.body, bound | {e.var}))
-        if isinstance(e, tuple):
-            return tuple(self.expr(i, bound) for i in e)
-        if hasattr(e, "__dataclass_fields__") and not _is_pattern_or_type(e):
-            changes = {f: self.expr(getattr(e, f), bound) for f in _child_fields(e)}
-            return replace(e, **changes) if changes else e
-        return e
+        if isinstance(e, m.LocalOpen):
+            return self.local_open(e, bound)
+        if isinstance(e, m.LetModule):
+            return self.let_module(e, bound)
+        return self.generic(e, bound)
+
+    def generic(self, e: Any, bound: frozenset[str]) -> Any:
+        """Any node: its children resolved, each as what it is."""
+        changes = {}
+        for name in _child_fields(e):
+            child = getattr(e, name)
+            new = self.child(child, bound)
+            if new is not child:
+                changes[name] = new
+        return replace(e, **changes) if changes or self.fresh else e
+
+    def child(self, node: Any, bound: frozenset[str]) -> Any:
+        if isinstance(node, tuple):
+            items = tuple(self.child(i, bound) for i in node)
+            return node if all(a is b for a, b in zip(items, node)) and not self.fresh else items
+        if not hasattr(node, "__dataclass_fields__"):
+            return node
+        if _is_pattern(node):
+            return self.pattern(node, bound)
+        if _is_type(node):
+            return self.type(node)
+        return self.expr(node, bound)
+
+    def local_open(self, e: m.LocalOpen, bound: frozenset[str]) -> Any:
+        """`M.(e)`: M's members in scope in e (a local binding of e still hides one)."""
+        opened = self.elaborator.structure(e.path, self.scope, e.span)
+        inner = self.scope.copy()
+        opened.merge_into(inner)
+        if opened.path == "Printf" and opened.library:
+            inner.values.update((name, f"Printf.{name}") for name in PRINTF_MEMBERS)
+        # the opened members hide the locals of the same name
+        renamer = _Renamer(self.elaborator, inner)
+        body = renamer.expr(e.body, frozenset(bound - set(opened.values)))
+        self.hoisted.extend(renamer.hoisted)
+        return body
+
+    def let_module(self, e: m.LetModule, bound: frozenset[str]) -> Any:
+        """`let module M = ... in body`: M's values bound around the body (they may use the
+        enclosing function's variables), its types and exceptions declared before."""
+        elaborator = self.elaborator
+        saved = elaborator.out
+        elaborator.out = []
+        path = f"{e.name}'{next(elaborator.fresh)}"
+        inner = self.scope.copy()
+        inner.modules[e.name] = elaborator.module_expr(e.module, self.scope, path)
+        produced, elaborator.out = elaborator.out, saved
+        body = _Renamer(elaborator, inner)
+        result = body.expr(e.body, bound)
+        self.hoisted.extend(d for d in produced if not isinstance(d, ast.LetDecl))
+        self.hoisted.extend(body.hoisted)
+        for declaration in reversed([d for d in produced if isinstance(d, ast.LetDecl)]):
+            result = ast.Let(declaration.is_rec, declaration.bindings, result, e.span)
+        return result
 
 
 def _child_fields(node: Any) -> Iterator[str]:
     for f in fields(node):
-        if f.name not in ("span", "ty", "tree", "name", "kind", "value", "var", "up", "is_rec"):
+        if f.name not in ("span", "ty", "tree", "name", "kind", "value", "var", "up", "is_rec", "reraise"):
             yield f.name
-        elif f.name == "value" and not isinstance(node, ast.Const):
+        elif f.name == "value" and not isinstance(node, (ast.Const, ast.PConst)):
             yield f.name
 
 
-def _is_pattern_or_type(node: Any) -> bool:
-    return isinstance(node, (ast.PVar, ast.PWild, ast.PUnit, ast.PTuple, ast.PAnnot, ast.PConst, ast.PConstruct,
-                             ast.POr, ast.PAlias, ast.PRecord, ast.TyName, ast.TyVar, ast.TyArrow, ast.TyTuple))
+_PATTERNS = (ast.PVar, ast.PWild, ast.PUnit, ast.PTuple, ast.PAnnot, ast.PConst, ast.PConstruct, ast.POr,
+             ast.PAlias, ast.PRecord)
+_TYPES = (ast.TyName, ast.TyVar, ast.TyArrow, ast.TyTuple)
+
+
+def _is_pattern(node: Any) -> bool:
+    return isinstance(node, _PATTERNS)
+
+
+def _is_type(node: Any) -> bool:
+    return isinstance(node, _TYPES)
+
+

@@ -22,10 +22,11 @@ from cpsc import deep_stack
 from cpsc.cache import cache_dir, pickle_by_constructor, source_text
 from cpsc.lang_files import lang_file
 from cpsc.syntax import ast, lalr
+from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
 from cpsc.syntax.labels import Labelled, apply_labelled
 from cpsc.syntax.lalr import LalrDriver, ParseTables
-from cpsc.syntax.modules import OpenDecl, module_members, open_in, open_modules
+from cpsc.syntax.modules import Scope, elaborate, has_module_items
 from cpsc.syntax.printf import PRINTERS, printf_expression
 
 
@@ -123,20 +124,18 @@ _OUTSIDE_FL = re.compile(r"""
   | (?P<recursive_modules>\bmodule\s+rec\b)
   | (?P<module_type_of>\bmodule\s+type\s+of\b)
   | (?P<first_class_modules>\(\s*(?:module|val)\b)
-  | (?P<functors>\bfunctor\b)
-  | (?P<signatures>\bsig\b|\bmodule\s+type\b)
-  | (?P<functor_applications>\bmodule\s+[A-Z][\w']*\s*=\s*[A-Z][\w'.]*\s*\(|\b[A-Z][\w']*\.Make\b)
   | (?P<local_exceptions>\blet\s+exception\b)
   | (?P<variants>`[A-Za-z])
   | (?P<labels>(?<![~\w])~[a-z_][\w']*+(?!:)|\?[a-z_(])
   | (?P<lazy>\blazy\b)
-  | (?P<other>\b(?:external|include|constraint)\b)
+  | (?P<module_constraints>\bwith\s+module\b)
+  | (?P<other>\b(?:external|constraint)\b)
 """, re.VERBOSE)
 
 # What each construct above contains (the words as words): a text without any holds none of them.
 _OUTSIDE_FL_SIGNS = ("object", "class", "method", "new", "inherit", "initializer", "virtual", "private",
-                     "functor", "sig", "module", "val", "`", "~", "?", "#", "lazy", "external", "include",
-                     "constraint", "Make", "exception")
+                     "module", "val", "`", "~", "?", "#", "lazy", "external",
+                     "constraint", "exception")
 
 
 def _holds_outside_fl_sign(text: str) -> bool:
@@ -160,9 +159,7 @@ _OUTSIDE_FL_MESSAGES = {
     "recursive_modules": "recursive modules (`module rec`) are not part of FL",
     "module_type_of": "`module type of` is not part of FL",
     "first_class_modules": "first-class modules are not part of FL",
-    "functors": "functors are not supported by cpsc yet",
-    "signatures": "signatures (`module type`, `sig ... end`) are not supported by cpsc yet",
-    "functor_applications": "functor applications (`Set.Make (M)`, `Map.Make (M)`, ...) are not supported by cpsc yet",
+    "module_constraints": "`with module` constraints are not supported by cpsc yet",
     "local_exceptions": "local exceptions (`let exception E in ...`) are not supported by cpsc yet",
     "variants": "polymorphic variants are not part of FL",
     "labels": "labelled parameters, punned labels and optional arguments are not part of FL"
@@ -325,9 +322,8 @@ class _ToAst:
 
     def __init__(self) -> None:
         self.file = "<input>"
-        # module -> its members, for `open M`, `let open M in e` and `M.(e)`: the prelude's
-        # (given by `parse_module`) and those of the modules declared so far
-        self.modules: dict[str, frozenset[str]] = {}
+        # whether the text uses the module language in an expression (`M.(e)`, `let module`)
+        self.module_expressions = False
 
     def _span(self, children: tuple[Any, ...]) -> Span:
         first = children[0]
@@ -349,7 +345,7 @@ class _ToAst:
 
     # ---------------------------------------------------------------- top level
     def start(self, *items: Any) -> ast.Module:
-        decls: list[ast.Declaration] = []
+        decls: list[Any] = []
         separated = True  # by `;;` from what came before (the start of the file is)
         for item in items:
             if isinstance(item, Token):  # the `;;`s before the first item
@@ -360,29 +356,126 @@ class _ToAst:
                                    "needs `;;` before it")
             decls.extend(item.declarations)
             separated = item.separated
-        return ast.Module(tuple(open_modules(decls, self.modules)), (self.file,))
+        return ast.Module(tuple(decls), (self.file,))  # with module items: `elaborate` takes them out
 
-    def open_decl(self, keyword: Token, name: Token) -> OpenDecl:
-        return OpenDecl(self._module(name), self._span((keyword, name)))
+    # ---------------------------------------------------------------- the module language
+    def module_path(self, name: Token) -> _Path:
+        return _Path(_without_stdlib(str(name)), self._tok_span(name))
 
-    def _module(self, name: Token) -> str:
-        if str(name) not in self.modules:
-            raise CompileError(self._tok_span(name), f"Unbound module {name}")
-        return str(name)
+    def open_decl(self, keyword: Token, path: _Path) -> m.OpenDecl:
+        return m.OpenDecl(path.name, self._span((keyword, path)))
 
-    def let_open(self, keyword: Token, opening: Token, name: Token, body: ast.Expr) -> ast.Expr:
+    def include_decl(self, keyword: Token, module: m.ModuleExpr) -> m.IncludeDecl:
+        return m.IncludeDecl(module, self._span((keyword, module)))
+
+    def let_open(self, keyword: Token, opening: Token, path: _Path, body: ast.Expr) -> ast.Expr:
         """`let open M in e`: the members of M are in scope in e (unless e binds the name)."""
-        return open_in(self._module(name), self.modules[str(name)], body)
+        self.module_expressions = True
+        return m.LocalOpen(path.name, body, self._span((keyword, body)))  # type: ignore[return-value]
 
-    def module_decl(self, keyword: Token, name: Token, struct: Token, *items: Any) -> list[ast.Declaration]:
-        """`module M = struct ... end` at top level: its declarations, with the names they
-        define qualified (`M.x`) and the module's own uses of them renamed to match."""
-        from cpsc.syntax.modules import flatten_module
+    def let_module(self, keyword: Token, module_keyword: Token, name: Token, *parts: Any) -> ast.Expr:
+        """`let module M = e in body`."""
+        self.module_expressions = True
+        body = parts[-1]
+        module = self._module_binding(parts[:-1], self._span((keyword, parts[-2])))
+        return m.LetModule(str(name), module, body, self._span((keyword, body)))  # type: ignore[return-value]
 
-        declarations = flatten_module(str(name), [d for i in items if not isinstance(i, Token)
-                                                  for d in (i if isinstance(i, list) else [i])])
-        self.modules[str(name)] = frozenset(module_members(str(name), declarations))
-        return declarations
+    def module_decl(self, keyword: Token, name: Token, *parts: Any) -> m.ModuleDecl:
+        """`module M (X : S) ... : T = e`: `module M = functor (X : S) -> ... (e : T)`."""
+        span = self._span((keyword, parts[-1]))
+        return m.ModuleDecl(str(name), self._module_binding(parts, span), span)
+
+    def _module_binding(self, parts: tuple[Any, ...], span: Span) -> m.ModuleExpr:
+        module: m.ModuleExpr = parts[-1]
+        annotation = [p for p in parts if isinstance(p, _ModuleAnnot)]
+        if annotation:
+            module = m.Constrained(module, annotation[0].type, span)
+        parameters: list[m.FunctorParameter] = [p for p in parts if isinstance(p, m.FunctorParameter)]
+        return _curried(parameters, module, m.Functor, span)  # type: ignore[arg-type]
+
+    def module_annot(self, module_type: m.ModuleType) -> _ModuleAnnot:
+        return _ModuleAnnot(module_type)
+
+    def functor_param(self, opening: Token, name: Token, module_type: m.ModuleType, closing: Token) -> m.FunctorParameter:
+        return m.FunctorParameter(str(name), module_type, self._span((opening, closing)))
+
+    def module_type_decl(self, keyword: Token, type_keyword: Token, name: Token, module_type: m.ModuleType) -> m.ModuleTypeDecl:
+        return m.ModuleTypeDecl(str(name), module_type, self._span((keyword, module_type)))
+
+    def module_item(self, decl: Any, *separators: Token) -> Any:
+        return decl
+
+    def module_functor(self, keyword: Token, *parts: Any) -> m.ModuleExpr:
+        parameters: list[m.FunctorParameter] = list(parts[:-1])
+        return _curried(parameters, parts[-1], m.Functor, self._span((keyword, parts[-1])))  # type: ignore[arg-type]
+
+    def module_apply(self, functor: m.ModuleExpr, opening: Token, argument: m.ModuleExpr, closing: Token) -> m.Apply:
+        return m.Apply(functor, argument, self._span((functor, closing)))
+
+    def structure(self, keyword: Token, *items: Any) -> m.Structure:
+        declarations = tuple(d for i in items[:-1] for d in (i if isinstance(i, list) else [i]))
+        return m.Structure(declarations, self._span((keyword, items[-1])))
+
+    def module_named(self, path: _Path) -> m.ModulePath:
+        return m.ModulePath(path.name, path.span)
+
+    def module_paren(self, opening: Token, inner: Any, closing: Token) -> Any:
+        return inner
+
+    def module_constrained(self, opening: Token, module: m.ModuleExpr, module_type: m.ModuleType,
+                           closing: Token) -> m.Constrained:
+        return m.Constrained(module, module_type, self._span((opening, closing)))
+
+    def functor_type(self, keyword: Token, *parts: Any) -> m.ModuleType:
+        parameters: list[m.FunctorParameter] = list(parts[:-1])
+        return _curried(parameters, parts[-1], m.FunctorType, self._span((keyword, parts[-1])))  # type: ignore[arg-type]
+
+    def module_type_with(self, base: m.ModuleType, *constraints: m.WithType) -> m.ModuleTypeWith:
+        return m.ModuleTypeWith(base, constraints, self._span((base, constraints[-1])))
+
+    def with_constraint(self, keyword: Token, *parts: Any) -> m.WithType:
+        params, name, rest = self._typedef_head(parts)
+        return m.WithType(params, _without_stdlib(str(name)), rest[-1], self._span((keyword, rest[-1])))
+
+    def signature(self, keyword: Token, *items: Any) -> m.Signature:
+        return m.Signature(tuple(items[:-1]), self._span((keyword, items[-1])))
+
+    def module_type_named(self, path: _Path) -> m.ModuleTypePath:
+        return m.ModuleTypePath(path.name, path.span)
+
+    def sig_val(self, keyword: Token, name: Any, type_expr: ast.TypeExpr, *separators: Token) -> m.SigVal:
+        return m.SigVal(name.name, type_expr, self._span((keyword, type_expr)))
+
+    def sig_type(self, keyword: Token, *parts: Any) -> m.SigType:
+        definitions = tuple(p for p in parts if isinstance(p, (ast.TypeDef, _AbstractType)))
+        abstract = frozenset(d.name for d in definitions if isinstance(d, _AbstractType))
+        concrete = tuple(d.definition if isinstance(d, _AbstractType) else d for d in definitions)
+        return m.SigType(ast.TypeDecl(concrete, self._span((keyword, concrete[-1]))), abstract)
+
+    def type_spec(self, definition: ast.TypeDef) -> ast.TypeDef:
+        return definition
+
+    def type_abstract(self, *parts: Any) -> _AbstractType:
+        """`type t` (no definition): in the declaration, a placeholder abbreviation of itself."""
+        params, name, _ = self._typedef_head(parts)
+        span = self._tok_span(name)
+        placeholder = ast.TyName(str(name), tuple(ast.TyVar(p, span) for p in params), span)
+        return _AbstractType(ast.TypeDef(str(name), params, span, abbreviation=placeholder))
+
+    def sig_exception(self, declaration: ast.ExceptionDecl, *separators: Token) -> m.SigException:
+        return m.SigException(declaration)
+
+    def sig_module(self, keyword: Token, name: Token, *parts: Any) -> m.SigModule:
+        items: list[Any] = [p for p in parts if not isinstance(p, Token)]
+        span = self._span((keyword, items[-1]))
+        return m.SigModule(str(name), _curried(items[:-1], items[-1], m.FunctorType, span), span)  # type: ignore[arg-type]
+
+    def sig_module_type(self, keyword: Token, type_keyword: Token, name: Token, module_type: m.ModuleType,
+                        *separators: Token) -> m.SigModuleType:
+        return m.SigModuleType(str(name), module_type, self._span((keyword, module_type)))
+
+    def sig_include(self, keyword: Token, module_type: m.ModuleType, *separators: Token) -> m.SigInclude:
+        return m.SigInclude(module_type, self._span((keyword, module_type)))
 
     # ---------------------------------------------------------------- type declarations
     def type_decl(self, keyword: Token, *definitions: ast.TypeDef) -> ast.TypeDecl:
@@ -440,9 +533,6 @@ class _ToAst:
         span = expr.span
         declaration = ast.LetDecl(False, (ast.Binding(ast.PWild(span), expr, span),), span)
         return _TopLevelItem([declaration], bool(separators), span, expression=True)
-
-    def module_item(self, decl: Any, *separators: Token) -> Any:
-        return decl
 
     def declaration(self, decl: Any, *separators: Token) -> _TopLevelItem:
         declarations = decl if isinstance(decl, list) else [decl]
@@ -578,7 +668,8 @@ class _ToAst:
         """`M.(e)`: `let open M in e`."""
         if str(name) == "Stdlib":
             return body
-        return open_in(self._module(name), self.modules[str(name)], body)
+        self.module_expressions = True
+        return m.LocalOpen(str(name), body, self._span((name, closing)))  # type: ignore[return-value]
 
     def empty_list(self, opening: Token, closing: Token) -> ast.Expr:
         return ast.Construct("[]", (), self._span((opening, closing)))
@@ -618,12 +709,14 @@ class _ToAst:
         return str(name), ast.Var(str(name), self._tok_span(name))
 
     def field_get(self, record: ast.Expr, name: Token) -> ast.Expr:
-        return ast.GetField(record, str(name), self._span((record, name)))
+        """`r.f`, `r.M.f` (fields are not qualified in FL: M's `f` is the `f` in scope)."""
+        return ast.GetField(record, str(name).rpartition(".")[2], self._span((record, name)))
 
     def array_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
         """`a.(i)` is `Array.get a i`, as in OCaml; `M.(e)` with M a module opens M in e."""
-        if isinstance(target, ast.Construct) and not target.args and target.name in self.modules:
-            return open_in(target.name, self.modules[target.name], index)
+        if isinstance(target, ast.Construct) and not target.args:  # `A.B.(e)`: a constructor has no `.( )`
+            self.module_expressions = True
+            return m.LocalOpen(target.name, index, self._span((target, closing)))  # type: ignore[return-value]
         return self._call("Array.get", target, (target, index), closing)
 
     def string_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
@@ -893,8 +986,9 @@ FieldPattern = tuple[str, ast.Pattern]
 
 
 def _without_stdlib(name: str) -> str:
-    """`Stdlib.x` is the prelude's `x` (`Stdlib.List.map`: `List.map`)."""
-    return name.removeprefix("Stdlib.")
+    """`Stdlib.x` is the prelude's `x` (`Stdlib.List.map`: `List.map`), and so is
+    `Pervasives.x` (OCaml 4.13's deprecated name for it)."""
+    return name.removeprefix("Stdlib.").removeprefix("Pervasives.")
 
 
 def _unqualified_constructor(name: str) -> str:
@@ -913,6 +1007,33 @@ class _TopLevelItem:
         self.expression = expression
 
 
+def _curried(parameters: list[m.FunctorParameter], result: Any, make: Callable[[m.FunctorParameter, Any, Span], Any],
+             span: Span) -> Any:
+    """`functor (X) (Y) -> r` (or its type) as `functor (X) -> functor (Y) -> r`."""
+    for parameter in parameters[::-1]:
+        result = make(parameter, result, span)
+    return result
+
+
+class _Path:
+    """A module path as written (`M`, `A.B`)."""
+
+    def __init__(self, name: str, span: Span) -> None:
+        self.name = name
+        self.span = span
+
+
+class _ModuleAnnot:
+    def __init__(self, module_type: m.ModuleType) -> None:
+        self.type = module_type
+
+
+class _AbstractType:
+    def __init__(self, definition: ast.TypeDef) -> None:
+        self.definition = definition
+        self.name = definition.name
+
+
 class _TypeParams:
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
@@ -924,9 +1045,25 @@ class _ReturnAnnot:
         self.span = span
 
 
-def parse_module(text: str, file: str, modules: dict[str, frozenset[str]] | None = None) -> ast.Module:
-    """Parse a whole FL source file, raising `CompileError` on a syntax error; `modules` are
-    the members of the modules already declared (the prelude's), for `open`."""
+def parse_module(text: str, file: str, modules: Scope | None = None) -> ast.Module:
+    """Parse a whole FL source file, raising `CompileError` on a syntax error, and elaborate
+    its modules (`cpsc.syntax.modules`). `modules` is the scope it is read in (the prelude's
+    modules, and a toplevel session's), which is updated with what it declares."""
+    module, uses_modules = _parse_items(text, file)
+    scope = Scope() if modules is None else modules
+    # a text that names no module as a module (most) is elaborated already: `M.x` is M's x
+    if uses_modules or has_module_items(module.declarations) or scope.declared:
+        return ast.Module(tuple(elaborate(module.declarations, scope)), module.files)
+    return module
+
+
+def parse_items(text: str, file: str) -> ast.Module:
+    """The text's items as written, the module language not yet elaborated (for tests)."""
+    return _parse_items(text, file)[0]
+
+
+def _parse_items(text: str, file: str) -> tuple[ast.Module, bool]:
+    """The items and whether an expression uses the module language."""
     cleaned = strip_attributes(strip_comments(text, file))
     reject_outside_fl(cleaned, file)
     parser, builder = _parser()
@@ -934,8 +1071,9 @@ def parse_module(text: str, file: str, modules: dict[str, frozenset[str]] | None
     try:
         with _parsing:  # the one builder names the file in every span it makes
             builder.file = file
-            builder.modules = dict(modules or {})
+            builder.module_expressions = False
             module = parser.parse(cleaned, limit)
+            uses_modules = builder.module_expressions
     except lalr.NestedTooDeep as nested:  # not `err`: compiled, a name has one type
         line, col = nested.token.line or 1, nested.token.column or 1
         raise too_deep(Span(file, line, col, line, col + 1), limit) from None
@@ -957,7 +1095,7 @@ def parse_module(text: str, file: str, modules: dict[str, frozenset[str]] | None
         span = Span(file, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
         raise CompileError(span, "Syntax error: unexpected end of file") from None
     assert isinstance(module, ast.Module)
-    return module
+    return module, uses_modules
 
 
 def parse_type(text: str) -> ast.TypeExpr:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.modules import Scope as ModuleScope
 from cpsc.syntax.parser import parse_type
 from cpsc.syntax.printf import PRINTERS
 from cpsc.syntax.scope import Scope
@@ -37,20 +38,17 @@ from cpsc.types.types import (
     tuple_type,
 )
 
-# The library's types by their qualified names (a module's own types are declared unqualified:
-# modules are flattened, `cpsc.syntax.modules`)
+# The library's types by their qualified names (a program's modules declare theirs by their
+# flat names, `M.t`: `cpsc.syntax.modules`)
 _LIBRARY_TYPES = {"Hashtbl.t": "fl_hashtbl", "Array.t": "array", "List.t": "list", "String.t": "string",
                   "Char.t": "char", "Stdlib.ref": "ref", "Stdlib.option": "option", "Option.t": "option",
                   "Stdlib.result": "result", "Result.t": "result", "Int.t": "int", "Bool.t": "bool",
-                  "Float.t": "float", "Stack.t": "fl_stack", "Queue.t": "fl_queue", "Buffer.t": "fl_buffer",
-                  "Seq.t": "fl_seq", "Seq.node": "fl_seq_node"}
+                  "Float.t": "float", "Stack.t": "fl_stack", "Queue.t": "fl_queue", "Buffer.t": "fl_buffer"}
 
 
 def unqualified_type_name(name: str) -> str:
     """`M.t` as declared: `t` (the library's types by their own names)."""
-    if "." not in name:
-        return name
-    return _LIBRARY_TYPES.get(name, name.rpartition(".")[2])
+    return _LIBRARY_TYPES.get(name, name)
 
 
 @dataclass(frozen=True)
@@ -714,8 +712,26 @@ class Inferencer:
                 self.type_declaration(decl)
             elif isinstance(decl, ast.ExceptionDecl):
                 self.exception_declaration(decl)
+            elif isinstance(decl, ast.SignatureCheck):
+                self.signature_check(decl, env)
             else:
                 self.infer_bindings(decl.is_rec, decl.bindings, env)
+
+    def signature_check(self, check: ast.SignatureCheck, env: Scope[Scheme]) -> None:
+        """A value ascribed a signature has a type at least as general as the signature's: its
+        instance unifies with the signature's type, whose variables are held rigid."""
+        actual, _ = self.instantiate(env[check.value])
+        variables: dict[str, TVar] = {}
+        expected = self.type_of_annotation(check.type, variables)
+        shown = show(expected)
+        for name, variable in variables.items():
+            variable.link = TCon(name)  # rigid: no type but itself is equal to it
+        try:
+            unify(actual, expected)
+        except _TypeError:
+            raise CompileError(check.span, f"Signature mismatch:\n       Values do not match:\n"
+                               f"         val {check.name} : {show(env[check.value].type)}\n"
+                               f"       is not included in\n         val {check.name} : {shown}") from None
 
     def immutable_record(self, expr: ast.Record) -> bool:
         keys = self.typing.fields.get(id(expr))
@@ -758,13 +774,14 @@ class CheckedPrelude:
     typing: Typing
     env: dict[str, Scheme]
     declarations: Declarations
+    modules: ModuleScope  # its modules, functors and module types, as a program sees them
 
 
-def check_prelude(module: ast.Module) -> CheckedPrelude:
+def check_prelude(module: ast.Module, modules: ModuleScope) -> CheckedPrelude:
     inferencer = Inferencer()
     env = Scope({name: inferencer.primitive_scheme(name) for name in PRIMITIVE_TYPES})
     inferencer.declarations(module.declarations, env)
-    return CheckedPrelude(module, inferencer.typing, env.snapshot(), inferencer.decls)
+    return CheckedPrelude(module, inferencer.typing, env.snapshot(), inferencer.decls, modules)
 
 
 def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, DataTypes]:

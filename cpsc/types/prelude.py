@@ -23,7 +23,7 @@ from cpsc.cache import cache_dir, pickle_by_constructor, source_text
 from cpsc.lang_files import lang_file
 from cpsc.semantics import builtins
 from cpsc.semantics.builtins import PRIMITIVE_TYPES
-from cpsc.syntax import ast, diagnostics, modules, parser
+from cpsc.syntax import ast, diagnostics, module_ast, modules, parser
 from cpsc.syntax.parser import parse_module
 from cpsc.syntax.printf import PRINTF_MEMBERS
 from cpsc.types import datatypes, infer, types
@@ -32,7 +32,7 @@ from cpsc.types.infer import CheckedPrelude, Typing, check_prelude
 PRELUDE_FILE = "<prelude>"
 
 # The modules whose code decides what a checked prelude contains.
-_SHAPERS = (ast, builtins, diagnostics, modules, parser, datatypes, infer, types)
+_SHAPERS = (ast, builtins, diagnostics, module_ast, modules, parser, datatypes, infer, types)
 
 
 pickle_by_constructor(value for module in _SHAPERS for value in vars(module).values()
@@ -47,7 +47,8 @@ def checked_prelude() -> CheckedPrelude:
         return _load(path.read_bytes())
     except Exception:  # noqa: BLE001 - missing, stale or damaged: check the prelude again
         pass
-    checked = check_prelude(parse_module(prelude_text(), PRELUDE_FILE))
+    scope = modules.Scope()
+    checked = check_prelude(parse_module(prelude_text(), PRELUDE_FILE, scope), scope)
     try:
         _store(path, checked)
     except OSError:  # a full disk: the next build checks the prelude again
@@ -55,19 +56,29 @@ def checked_prelude() -> CheckedPrelude:
     return checked
 
 
+def prelude_modules() -> modules.Scope:
+    """The scope a program starts in: the prelude's modules (their definitions, functors and
+    module types, and the primitives named `M.x`), for `M.x`, `open M` and `F (M)`. A new
+    one each time: parsing a program adds its own modules to it."""
+    return modules.Scope({}, {}, {}, dict(_library_modules()), dict(checked_prelude().modules.module_types))
+
+
 @functools.cache
-def prelude_modules() -> dict[str, frozenset[str]]:
-    """The prelude's modules and their members (its definitions and the primitives named
-    `M.x`), for `open M` in programs."""
+def _library_modules() -> dict[str, modules.ModuleValue]:
     members: dict[str, set[str]] = {}
-    names = [n for d in checked_prelude().module.declarations if isinstance(d, ast.LetDecl)
-             for b in d.bindings for n in ast.pattern_names(b.pattern)]
-    for name in names + list(PRIMITIVE_TYPES):
+    for name in PRIMITIVE_TYPES:
         module, dot, member = name.partition(".")
         if dot and module[:1].isupper():
             members.setdefault(module, set()).add(member)
     members["Printf"] = set(PRINTF_MEMBERS)  # functions of the syntax (`cpsc.syntax.printf`)
-    return {module: frozenset(ms) for module, ms in members.items()}
+    found: dict[str, modules.ModuleValue] = {}
+    for name, value in checked_prelude().modules.modules.items():
+        found[name] = dataclasses.replace(value, library=True) if isinstance(value, modules.Env) else value
+    for name, names in members.items():
+        env = found.setdefault(name, modules.Env(path=name, library=True))
+        assert isinstance(env, modules.Env)
+        env.values.update((member, f"{name}.{member}") for member in names if member not in env.values)
+    return found
 
 
 def prelude_text() -> str:
@@ -104,7 +115,7 @@ def _store(path: Path, checked: CheckedPrelude) -> None:
     roots += [s.type for s in checked.env.values()] + [s.type for _, s in node_schemes]
     roots += [t for _, (scheme, instance) in node_instances for t in (scheme.type, *instance)]
     # The variables listed once here, a load renumbers them without walking every type
-    portable = (checked.module, checked.env, node_types, node_instances, node_schemes,
+    portable = (checked.module, checked.env, checked.modules, node_types, node_instances, node_schemes,
                 [(nodes[k], r) for k, r in typing.constructors.items() if k in nodes],
                 [(nodes[k], r) for k, r in typing.fields.items() if k in nodes], checked.declarations,
                 types.type_variables(roots))
@@ -114,11 +125,11 @@ def _store(path: Path, checked: CheckedPrelude) -> None:
 
 
 def _load(data: bytes) -> CheckedPrelude:
-    module, env, node_types, node_instances, node_schemes, constructors, fields, declarations, variables = \
+    module, env, scope, node_types, node_instances, node_schemes, constructors, fields, declarations, variables = \
         pickle.loads(data)
     typing = Typing({id(n): t for n, t in node_types}, {id(n): i for n, i in node_instances},
                     {id(n): s for n, s in node_schemes}, {id(n): r for n, r in constructors},
                     {id(n): r for n, r in fields})
     types.renumber(variables)
-    return CheckedPrelude(module, typing, env, declarations)
+    return CheckedPrelude(module, typing, env, declarations, scope)
 

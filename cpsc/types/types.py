@@ -80,7 +80,7 @@ def resolve(t: Type) -> Type:
 # The prelude's types that OCaml's library declares in its modules, by OCaml's names (the
 # prelude declares them outside, `fl_`-prefixed, so that a program's own `t` stays its own).
 LIBRARY_TYPE_NAMES = {"fl_hashtbl": "Hashtbl.t", "fl_stack": "Stack.t", "fl_queue": "Queue.t",
-                      "fl_buffer": "Buffer.t", "fl_seq_node": "Seq.node"}
+                      "fl_buffer": "Buffer.t"}
 
 
 def show(t: Type, names: dict[int, str] | None = None) -> str:
@@ -115,7 +115,7 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
 def _is_seq(t: TCon) -> bool:
     param, result = resolve(t.args[0]), resolve(t.args[1])
     return (isinstance(param, TCon) and param.name == "unit" and isinstance(result, TCon)
-            and result.name == "fl_seq_node")
+            and result.name == "Seq.node")
 
 
 def _var_name(index: int) -> str:

@@ -36,7 +36,7 @@ def _plain(tables: ParseTables) -> tuple[object, ...]:
 def _parse(tables: ParseTables, text: str) -> object:
     builder = parser._ToAst()
     methods = parser._callbacks(builder)
-    builder.file, builder.modules = "t.fl", {}
+    builder.file = "t.fl"
     return LalrDriver(pickle.loads(pickle.dumps(tables)), methods).parse(text, 10**6)
 
 
@@ -68,7 +68,7 @@ def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path
     # which has no TYVAR, reads the char literal.
     builder = parser._ToAst()
     methods = parser._callbacks(builder)
-    builder.file, builder.modules = "t.fl", {}
+    builder.file = "t.fl"
     driver = LalrDriver(parser._parse_tables(methods), methods)
     module = driver.parse("let c = 'a'\nlet t = (fun x -> x : 'a -> 'a)\n", 10**6)
     assert isinstance(module, ast.Module)
@@ -84,10 +84,10 @@ def _lark() -> tuple[Lark, parser._ToAst]:
     return Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=parser._callbacks(builder)), builder
 
 
-def _lark_parse(text: str, modules: dict[str, frozenset[str]]) -> object:
+def _lark_parse(text: str) -> object:
     """The same text parsed by Lark's own LALR parser and contextual lexer."""
     lark, builder = _lark()
-    builder.file, builder.modules = "t.fl", dict(modules)
+    builder.file = "t.fl"
     return lark.parse(text)
 
 
@@ -99,15 +99,11 @@ def _sources() -> list[Path]:
 def test_every_program_parses_as_lark_s_own_parser_and_lexer_parse_it():
     # The driver's token loop (white space apart, keywords by dict, a state's terminals tried
     # where the root lexer's token is rejected) must give Lark's contextual lexer's tokens.
-    from cpsc.types.prelude import prelude_modules
-
-    modules = prelude_modules()
     sources = _sources()
     assert len(sources) > 50
     for source in sources:
         text = parser.strip_attributes(parser.strip_comments(source.read_text(encoding="latin-1"), "t.fl"))
-        ours = parser.parse_module(text, "t.fl", {} if source.parent.name == "lang" else modules)
-        assert repr(ours) == repr(_lark_parse(text, {} if source.parent.name == "lang" else modules)), source.name
+        assert repr(parser.parse_items(text, "t.fl")) == repr(_lark_parse(text)), source.name
 
 
 @pytest.mark.parametrize("text", ["let x = 1 +\n", "let x = 'ab'\n", "let s = \"abc\nlet y = 2\n", "let x = 1 ` 2\n",
@@ -118,7 +114,7 @@ def test_a_syntax_error_is_the_one_lark_s_own_parser_and_lexer_raise(cache: Path
     with pytest.raises(Exception) as ours:
         _parse(tables, text)
     with pytest.raises(Exception) as theirs:
-        _lark_parse(text, {})
+        _lark_parse(text)
     assert type(ours.value) is type(theirs.value)
     assert (ours.value.line, ours.value.column) == (theirs.value.line, theirs.value.column)  # type: ignore[attr-defined]
 

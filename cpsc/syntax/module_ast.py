@@ -1,0 +1,228 @@
+"""The module language as parsed: structures, functors, signatures and the declarations and
+expressions that name them.
+
+None of these nodes outlives parsing: `cpsc.syntax.modules` elaborates them into the core
+declarations of `cpsc.syntax.ast` (flat, with dotted names), so later stages never see a module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+from cpsc.syntax import ast
+from cpsc.syntax.diagnostics import Span
+
+# ------------------------------------------------------------------ module types
+
+
+@dataclass(frozen=True, slots=True)
+class SigVal:
+    """`val x : t` in a signature."""
+
+    name: str
+    type: ast.TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SigType:
+    """`type t`, `type 'a t = ...` in a signature: `abstract` names the definitions with no
+    right-hand side (their `TypeDef` is a placeholder)."""
+
+    declaration: ast.TypeDecl
+    abstract: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class SigException:
+    declaration: ast.ExceptionDecl
+
+
+@dataclass(frozen=True, slots=True)
+class SigModule:
+    """`module M : S` in a signature."""
+
+    name: str
+    type: ModuleType
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SigModuleType:
+    """`module type S = ...` in a signature."""
+
+    name: str
+    type: ModuleType
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SigInclude:
+    type: ModuleType
+    span: Span
+
+
+SigItem = Union[SigVal, SigType, SigException, SigModule, SigModuleType, SigInclude]
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """`sig ... end`."""
+
+    items: tuple[SigItem, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleTypePath:
+    """`S`, `M.S`: a module type by name."""
+
+    path: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class WithType:
+    """`with type ('a, ...) t = e` (the path may be qualified: `with type M.t = e`)."""
+
+    params: tuple[str, ...]
+    path: str
+    type: ast.TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleTypeWith:
+    """`S with type t = ... and type u = ...`."""
+
+    base: ModuleType
+    constraints: tuple[WithType, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class FunctorParameter:
+    name: str
+    type: ModuleType
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class FunctorType:
+    """`functor (X : S) -> T`."""
+
+    parameter: FunctorParameter
+    result: ModuleType
+    span: Span
+
+
+ModuleType = Union[Signature, ModuleTypePath, ModuleTypeWith, FunctorType]
+
+# ------------------------------------------------------------------ module expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    """`struct ... end`."""
+
+    items: tuple[Any, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ModulePath:
+    """`M`, `A.B`."""
+
+    path: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Apply:
+    """`F (M)`."""
+
+    functor: ModuleExpr
+    argument: ModuleExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Functor:
+    """`functor (X : S) -> M` (also `module F (X : S) = M`)."""
+
+    parameter: FunctorParameter
+    body: ModuleExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Constrained:
+    """`(M : S)`."""
+
+    module: ModuleExpr
+    type: ModuleType
+    span: Span
+
+
+ModuleExpr = Union[Structure, ModulePath, Apply, Functor, Constrained]
+
+# ------------------------------------------------------------------ declarations and expressions
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleDecl:
+    """`module M = e` (`module M : S = e` is `module M = (e : S)`)."""
+
+    name: str
+    module: ModuleExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleTypeDecl:
+    """`module type S = T`."""
+
+    name: str
+    type: ModuleType
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class OpenDecl:
+    """`open M`."""
+
+    path: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class IncludeDecl:
+    """`include M`."""
+
+    module: ModuleExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class LocalOpen:
+    """`let open M in e`, `M.(e)` (an expression)."""
+
+    path: str
+    body: ast.Expr
+    span: Span
+    ty: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class LetModule:
+    """`let module M = e in body` (an expression)."""
+
+    name: str
+    module: ModuleExpr
+    body: ast.Expr
+    span: Span
+    ty: Any = None
+
+
+MODULE_ITEMS = (ModuleDecl, ModuleTypeDecl, OpenDecl, IncludeDecl)
