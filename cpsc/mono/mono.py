@@ -67,6 +67,8 @@ class Monomorphiser:
         t = resolve(t)
         if isinstance(t, TVar):
             return subst.get(t.id, UNIT)
+        if t.name in self.typing.abstract:  # a signature's abstract type: its definition
+            return self.ground(self.typing.reveal(t), subst)
         if not t.args:
             return t
         return TCon(t.name, tuple(self.ground(a, subst) for a in t.args))

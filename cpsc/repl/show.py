@@ -9,7 +9,10 @@ around a value that needs them as a constructor's argument (`Some (Some 1)`, `So
 
 from __future__ import annotations
 
+from typing import Any
+
 from cpsc.syntax import ast
+from cpsc.syntax import module_ast as m
 from cpsc.types.datatypes import DataType, DataTypes, display_name
 from cpsc.types.types import TCon, TVar, Type, resolve, show
 
@@ -216,3 +219,46 @@ def module_signature(name: str, items: list[str]) -> str:
     if len(line) <= MARGIN and not any("\n" in item for item in items):
         return line
     return f"module {name} :\n  sig\n" + "".join(f"    {item}\n" for item in items) + "  end"
+
+
+def module_type_declaration(name: str, module_type: Any) -> str:
+    """`module type S = sig ... end` (a `cpsc.syntax.module_ast.ModuleType`), one item a line
+    when that is too long, as OCaml's toplevel prints it."""
+    if isinstance(module_type, m.Signature):
+        items = [_signature_item(item) for item in module_type.items]
+        line = f"module type {name} = sig {' '.join(items)} end" if items else f"module type {name} = sig end"
+        if len(line) <= MARGIN and not any("\n" in item for item in items):
+            return line
+        return f"module type {name} =\n  sig\n" + "".join(f"    {item}\n" for item in items) + "  end"
+    return f"module type {name} = {module_type_text(module_type)}"
+
+
+def module_type_text(module_type: Any) -> str:
+    """A module type on one line: `S`, `S with type t = int`, `functor (X : S) -> T`, `sig ... end`."""
+    if isinstance(module_type, m.ModuleTypePath):
+        return module_type.path
+    if isinstance(module_type, m.ModuleTypeWith):
+        constraints = " and ".join(f"type {_applied(list(c.params), c.path)} = {type_expr(c.type)}"
+                                   for c in module_type.constraints)
+        return f"{module_type_text(module_type.base)} with {constraints}"
+    if isinstance(module_type, m.FunctorType):
+        parameter = module_type.parameter
+        return f"functor ({parameter.name} : {module_type_text(parameter.type)}) -> {module_type_text(module_type.result)}"
+    items = [_signature_item(item) for item in module_type.items]
+    return f"sig {' '.join(items)} end" if items else "sig end"
+
+
+def _signature_item(item: Any) -> str:
+    if isinstance(item, m.SigVal):
+        return f"val {item.name} : {type_expr(item.type)}"
+    if isinstance(item, m.SigType):
+        return "\n    ".join(f"{'type' if i == 0 else 'and'} {_applied(list(d.params), d.name)}"
+                              if d.name in item.abstract else _type_definition("type" if i == 0 else "and", d, "    ")
+                              for i, d in enumerate(item.declaration.definitions))
+    if isinstance(item, m.SigException):
+        return exception_declaration(item.declaration)
+    if isinstance(item, m.SigModule):
+        return f"module {item.name} : {module_type_text(item.type)}"
+    if isinstance(item, m.SigModuleType):
+        return f"module type {item.name} = {module_type_text(item.type)}"
+    return f"include {module_type_text(item.type)}"

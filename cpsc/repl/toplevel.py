@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, replace
+from typing import Any
 
 from cpsc import driver
 from cpsc.cps.program import Program as CpsProgram
@@ -24,12 +25,15 @@ from cpsc.repl.show import (
     ValuePrinters,
     exception_declaration,
     module_signature,
+    module_type_declaration,
     type_declaration,
+    type_expr,
 )
 from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, SourceFiles, render, terminal_text
-from cpsc.syntax.modules import Scope
+from cpsc.syntax.module_ast import Constrained, ModuleDecl, ModulePath, ModuleTypeDecl, ModuleTypePath
+from cpsc.syntax.modules import Env, ModuleReport, Scope
 from cpsc.syntax.parser import parse_module
 from cpsc.to_cps.convert import cps_convert
 from cpsc.types.infer import Typing
@@ -83,10 +87,13 @@ class Toplevel:
         kept = self._with_exception_printers(declarations, checked)
         own = {id(d) for d in declarations}
         shown: list[ast.Declaration] = []
-        for declaration, report in zip(kept, self._reports(kept, checked)):
+        for declaration, report in zip(kept, self._reports(kept, checked, scope.reports)):
             shown.append(_guarded(declaration) if id(declaration) in own else declaration)
             if report:
                 shown.extend(self._parse(report, "<repl>"))
+        lines = self._module_lines(scope.reports, kept)
+        if lines:
+            shown.extend(self._parse(lines, "<repl>"))
         outcome = self._run(shown, file)
         if outcome.status == 0:
             self.declarations.extend(declarations)
@@ -117,33 +124,66 @@ class Toplevel:
                 out.extend(self._parse(printers.declarations() + hook, "<repl>"))
         return out
 
-    def _reports(self, declarations: list[ast.Declaration], checked: Checked) -> list[str]:
+    def _reports(self, declarations: list[ast.Declaration], checked: Checked,
+                 modules: list[ModuleReport]) -> list[str]:
         """For each declaration, FL source that prints what OCaml's toplevel says after it; the
-        members of a module are summed up once, after its last one, as its signature."""
+        members of a module are summed up once, after its last one, as its signature (what
+        the signature it was given lets be seen, or the signature's name)."""
+        shown = {r.item.name: r for r in modules}
         reports: list[str] = []
-        members: list[str] = []
+        members: list[Any] = []
         for index, declaration in enumerate(declarations):
             module = _module_of(declaration)
             if module is None:
                 reports.append(self._report(declaration, checked))
                 continue
-            members.extend(_relative(item, module) for item in self._signature_items(declaration, checked))
-            if _continues(declarations, index + 1, module):
+            top = module.partition(".")[0]
+            report = shown.get(top)
+            visible = _visible(report.value) if report is not None and isinstance(report.value, Env) else None
+            for item in self._signature_items(declaration, checked, visible):
+                _add_member(members, module.split(".")[1:], _relative(item, module))
+            if _continues(declarations, index + 1, top):
                 reports.append("")
             else:
-                reports.append(_print_line(module_signature(module, members)))
+                named = report is not None and _signature_name(report)
+                line = f"module {top} : {named}" if named else module_signature(top, _rendered(members))
+                reports.append(_print_line(line))
                 members = []
         return reports
 
-    def _signature_items(self, declaration: ast.Declaration, checked: Checked) -> list[str]:
+    def _signature_items(self, declaration: ast.Declaration, checked: Checked,
+                         visible: tuple[set[str], set[str]] | None = None) -> list[str]:
+        """What a module's declaration adds to its signature (of what is `visible`: the flat
+        names of its values and types, when a signature hides some)."""
+        values, types = visible if visible is not None else (None, None)
         if isinstance(declaration, ast.TypeDecl):
-            return [type_declaration(declaration, "    ")]
+            definitions = tuple(d for d in declaration.definitions if types is None or d.name in types)
+            return [type_declaration(replace(declaration, definitions=definitions), "    ")] if definitions else []
+        if isinstance(declaration, ast.AbstractType):
+            seen = types is None or declaration.name in types
+            return [f"type {type_expr(ast.TyName(declaration.name, tuple(ast.TyVar(p, declaration.span) for p in declaration.params), declaration.span))}"] if seen else []
         if isinstance(declaration, ast.ExceptionDecl):
             return [exception_declaration(declaration)]
         if isinstance(declaration, ast.LetDecl):
-            return [f"val {var.name.rpartition('.')[2]} : {self._show(checked, var)}"
-                    for var in _bound_vars(declaration)]
+            return [f"val {var.name.rpartition('.')[2].partition('/')[0]} : {self._show(checked, var)}"
+                    for var in _bound_vars(declaration) if values is None or var.name in values]
         return []
+
+    def _module_lines(self, modules: list[ModuleReport], declarations: list[ast.Declaration]) -> str:
+        """What the toplevel says of the phrase's modules that declare nothing of their own:
+        module types, aliases, functors."""
+        owners = {m_.partition(".")[0] for m_ in map(_module_of, declarations) if m_}
+        lines = []
+        for report in modules:
+            if report.item.name in owners:
+                continue
+            if isinstance(report.item, ModuleTypeDecl):
+                lines.append(module_type_declaration(report.item.name, report.item.type))
+            elif isinstance(report.item.module, ModulePath):
+                lines.append(f"module {report.item.name} = {report.item.module.path}")
+            elif _signature_name(report):
+                lines.append(f"module {report.item.name} : {_signature_name(report)}")
+        return "".join(_print_line(line) for line in lines)
 
     def type_of(self, text: str) -> str:
         """`- : t` for an expression, without running it."""
@@ -331,10 +371,33 @@ def _relative(item: str, module: str) -> str:
     return re.sub(rf"(?<![\w.']){re.escape(module)}\.(?=[a-z_])", "", item)
 
 
+def _visible(env: Env) -> tuple[set[str], set[str]]:
+    """The flat names of the values and types a structure lets be seen, its modules' too."""
+    values, types = set(env.values.values()), set(env.types.values())
+    for inner in env.modules.values():
+        if isinstance(inner, Env):
+            inner_values, inner_types = _visible(inner)
+            values |= inner_values
+            types |= inner_types
+    return values, types
+
+
+def _signature_name(report: ModuleReport) -> str | None:
+    """`S` for `module M : S = ...` (OCaml's toplevel says `module M : S`)."""
+    item = report.item
+    if isinstance(item, ModuleDecl) and isinstance(item.module, Constrained) \
+            and isinstance(item.module.type, ModuleTypePath):
+        return item.module.type.path
+    return None
+
+
 def _module_of(declaration: ast.Declaration) -> str | None:
     """The module a (flattened) declaration came from, if any."""
     if isinstance(declaration, (ast.TypeDecl, ast.ExceptionDecl)):
         return declaration.module
+    if isinstance(declaration, ast.AbstractType):
+        return declaration.name.rpartition(".")[0] or None
+
     if isinstance(declaration, ast.LetDecl):
         modules = {v.name.rpartition(".")[0] for v in _bound_vars(declaration)}
         if len(modules) == 1 and "" not in modules:
@@ -343,15 +406,32 @@ def _module_of(declaration: ast.Declaration) -> str | None:
 
 
 def _continues(declarations: list[ast.Declaration], start: int, module: str) -> bool:
-    """Whether the module's members go on after declarations that name nothing (a module's
-    `let () = ...`) or the session's own code."""
+    """Whether the (top-level) module's members go on after declarations that name nothing
+    (a module's `let () = ...`, a signature's checks) or the session's own code."""
     for position in range(start, len(declarations)):  # no copy of the rest per member
         d = declarations[position]
-        if _module_of(d) == module:
+        owner = _module_of(d)
+        if owner is not None and owner.partition(".")[0] == module:
             return True
-        if not (isinstance(d, ast.LetDecl) and (not _bound_vars(d) or _is_session_code(d))):
+        if not (isinstance(d, ast.SignatureCheck)
+                or isinstance(d, ast.LetDecl) and (not _bound_vars(d) or _is_session_code(d))):
             return False
     return False
+
+
+def _add_member(members: list[Any], path: list[str], item: str) -> None:
+    """An item of a module's signature, in its submodule `path` (a submodule is a
+    `[name, items]` entry among the items, where its first member comes)."""
+    if not path:
+        members.append(item)
+        return
+    if not (members and isinstance(members[-1], list) and members[-1][0] == path[0]):
+        members.append([path[0], []])
+    _add_member(members[-1][1], path[1:], item)
+
+
+def _rendered(members: list[Any]) -> list[str]:
+    return [m_ if isinstance(m_, str) else f"module {m_[0]} : sig {' '.join(_rendered(m_[1]))} end" for m_ in members]
 
 
 def _is_session_code(declaration: ast.LetDecl) -> bool:

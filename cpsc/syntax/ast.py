@@ -241,10 +241,14 @@ class Tuple:
 
 @dataclass(frozen=True, slots=True)
 class Annot:
+    """`(e : t)`; a `sealing` one is a signature's view of a module's value (`cpsc.syntax.modules`):
+    e has t with the signature's abstract types as their definitions, the whole has t."""
+
     expr: Expr
     annotation: TypeExpr
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
+    sealing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,8 +353,30 @@ class For:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
+@dataclass(frozen=True, slots=True)
+class LocalOpen:
+    """`let open M in e`, `M.(e)`: gone once the module language is elaborated (`cpsc.syntax.modules`)."""
+
+    path: str
+    body: Expr
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class LetModule:
+    """`let module M = e in body` (`module` is a `cpsc.syntax.module_ast.ModuleExpr`): gone once
+    the module language is elaborated."""
+
+    name: str
+    module: Any
+    body: Expr
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
 Expr = Union[Const, Var, App, Fun, Let, If, Seq, Tuple, Annot, Construct, Match, Record, GetField, SetField,
-             ArrayLit, While, For, Try]
+             ArrayLit, While, For, Try, LocalOpen, LetModule]
 
 # ------------------------------------------------------------------ programs
 
@@ -423,7 +449,19 @@ class SignatureCheck:
     span: Span
 
 
-Declaration = Union[LetDecl, TypeDecl, ExceptionDecl, SignatureCheck]
+@dataclass(frozen=True, slots=True)
+class AbstractType:
+    """Left by a signature ascription: `name` is the abstract type the signature makes of the
+    module's type `definition` (in terms of `params`). Outside the module nothing but `name`
+    is equal to it; after type checking it is its definition again (`Typing.abstract`)."""
+
+    name: str
+    params: tuple[str, ...]
+    definition: TypeExpr
+    span: Span
+
+
+Declaration = Union[LetDecl, TypeDecl, ExceptionDecl, SignatureCheck, AbstractType]
 
 
 @dataclass(frozen=True, slots=True)

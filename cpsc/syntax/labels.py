@@ -27,6 +27,7 @@ LABELLED_PARAMETERS: dict[str, tuple[str | None, ...]] = {
     "Result.fold": ("ok", "error", None),
     "Result.equal": ("ok", "error", None, None),
     "Result.compare": ("ok", "error", None, None),
+    "Fun.protect": ("finally", None),
 }
 
 

@@ -167,7 +167,10 @@ class Constrained:
 
 ModuleExpr = Union[Structure, ModulePath, Apply, Functor, Constrained]
 
-# ------------------------------------------------------------------ declarations and expressions
+# ------------------------------------------------------------------ declarations
+
+# (`let open M in e`, `M.(e)` and `let module M = ... in e` are expressions: `ast.LocalOpen`,
+# `ast.LetModule`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,27 +205,6 @@ class IncludeDecl:
 
     module: ModuleExpr
     span: Span
-
-
-@dataclass(frozen=True, slots=True)
-class LocalOpen:
-    """`let open M in e`, `M.(e)` (an expression)."""
-
-    path: str
-    body: ast.Expr
-    span: Span
-    ty: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class LetModule:
-    """`let module M = e in body` (an expression)."""
-
-    name: str
-    module: ModuleExpr
-    body: ast.Expr
-    span: Span
-    ty: Any = None
 
 
 MODULE_ITEMS = (ModuleDecl, ModuleTypeDecl, OpenDecl, IncludeDecl)

@@ -66,10 +66,21 @@ class Scope(Members):
     # whether a declaration of the module language has changed it (so that a text read in
     # it must be elaborated, even one that declares no module)
     declared: bool = False
+    # the top-level module items of the text last elaborated in it (for the toplevel's answers)
+    reports: list[ModuleReport] = field(default_factory=list)
 
     def copy(self) -> Scope:
         return Scope(dict(self.values), dict(self.types), dict(self.constructors), dict(self.modules),
                      dict(self.module_types), self.declared)
+
+
+@dataclass
+class ModuleReport:
+    """A top-level `module` or `module type` item, for the toplevel to say what it declared:
+    `item` as written, `value` what it denotes (the structure as its signature lets it be seen)."""
+
+    item: Any
+    value: ModuleValue | SignatureValue
 
 
 @dataclass
@@ -98,6 +109,9 @@ def elaborate(declarations: tuple[Any, ...], scope: Scope) -> list[Any]:
     elaborator = _Elaborator()
     elaborator.structure_items(declarations, scope, Env())
     scope.declared = scope.declared or has_module_items(declarations)
+    scope.reports = [ModuleReport(item, scope.modules[item.name] if isinstance(item, m.ModuleDecl)
+                                  else scope.module_types[item.name])
+                     for item in declarations if isinstance(item, (m.ModuleDecl, m.ModuleTypeDecl))]
     return elaborator.out
 
 
@@ -207,7 +221,8 @@ class _Elaborator:
         if not isinstance(functor, FunctorValue):
             raise CompileError(expr.functor.span, "This module is not a functor; it has no parameter")
         argument = self.module_expr(expr.argument, scope, f"{path}'{next(self.fresh)}")
-        parameter = self.ascribe(argument, SignatureValue(functor.parameter.type, functor.scope), expr.argument.span)
+        parameter = self.ascribe(argument, SignatureValue(functor.parameter.type, functor.scope), expr.argument.span,
+                                 seal=False)
         body_scope = functor.scope.copy()
         body_scope.modules[functor.parameter.name] = parameter
         self.instantiating += 1
@@ -241,9 +256,12 @@ class _Elaborator:
         return found
 
     # ---------------------------------------------------------------- signatures
-    def ascribe(self, module: ModuleValue, signature: SignatureValue, span: Span) -> ModuleValue:
-        """`(M : S)`: M as S sees it (what S does not list is hidden), after checking that M
-        provides all that S requires; the types of its values the type checker checks later."""
+    def ascribe(self, module: ModuleValue, signature: SignatureValue, span: Span, seal: bool = True) -> ModuleValue:
+        """`(M : S)`: M as S sees it (what S does not list is hidden, what it makes abstract is
+        sealed), after checking that M provides all that S requires; the types of its values the
+        type checker checks later. A functor's parameter is not sealed (`seal`): its body is
+        elaborated with the argument itself, so the argument's types are the parameter's, as
+        OCaml's applicative functors make them in the result."""
         while isinstance(signature.type, m.ModuleTypePath):
             signature = self.module_type(signature.type.path, signature.scope, signature.type.span)
         if isinstance(signature.type, m.FunctorType):
@@ -252,11 +270,11 @@ class _Elaborator:
             return module
         if not isinstance(module, Env):
             raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: a functor is not a structure")
-        seen = Env(path=module.path)  # what the signature lists, and nothing else
-        sig_scope = signature.scope.copy()
+        view = _View(module, Env(path=module.path), signature.scope.copy(), signature.scope.copy(),
+                     seal and not module.library)
         for item in self.signature_items(signature, span):
-            self.match_item(item, module, seen, sig_scope, span)
-        return seen
+            self.match_item(item, view, span)
+        return view.seen
 
     def signature_items(self, signature: SignatureValue, span: Span) -> list[tuple[Any, Scope]]:
         """The items of a module type (includes expanded, `with type` applied), each with the
@@ -268,7 +286,7 @@ class _Elaborator:
         if isinstance(module_type, m.ModuleTypeWith):
             items = self.signature_items(SignatureValue(module_type.base, signature.scope), span)
             for constraint in module_type.constraints:
-                items = _with_type(items, constraint, signature.scope)
+                items = _with_type(items, constraint)
             return items
         if isinstance(module_type, m.FunctorType):
             raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: a functor type is not a signature")
@@ -287,21 +305,24 @@ class _Elaborator:
             raise CompileError(span, f"Unbound module type {path}")
         return table[name]
 
-    def match_item(self, entry: tuple[Any, Scope], module: Env, seen: Env, sig_scope: Scope, span: Span) -> None:
-        """One signature item against the module: what it names, made visible in `seen`; the
-        signature's own names (its types) resolved in `sig_scope` to the module's."""
+    def match_item(self, entry: tuple[Any, Scope], view: _View, span: Span) -> None:
+        """One signature item against the module: what it names, made visible in `view.seen`."""
         item, _ = entry
+        module, seen = view.module, view.seen
         if isinstance(item, m.SigVal):
-            flat = self.member(module.values, module, item.name, "value", span)
-            seen.values[item.name] = flat
-            self.out.append(ast.SignatureCheck(flat, item.name, _Renamer(self, sig_scope).type(item.type), span))
+            self.match_value(item, view, span)
         elif isinstance(item, m.SigType):
             for definition in item.declaration.definitions:
                 flat = self.member(module.types, module, definition.name, "type", span)
-                seen.types[definition.name] = sig_scope.types[definition.name] = flat
-                for constructor in definition.constructors:
-                    key = self.member(module.constructors, module, constructor.name, "constructor", span)
-                    seen.constructors[constructor.name] = key
+                view.inside.types[definition.name] = flat
+                if view.seal and definition.name in item.abstract:
+                    flat = self.abstract_type(flat, definition, span)
+                    view.sealed = True
+                else:
+                    for constructor in definition.constructors:
+                        key = self.member(module.constructors, module, constructor.name, "constructor", span)
+                        seen.constructors[constructor.name] = key
+                seen.types[definition.name] = view.outside.types[definition.name] = flat
         elif isinstance(item, m.SigException):
             name = item.declaration.name
             seen.constructors[name] = self.member(module.constructors, module, name, "extension constructor", span)
@@ -309,11 +330,31 @@ class _Elaborator:
             inner = module.modules.get(item.name)
             if inner is None:
                 raise CompileError(span, f"{_ERROR_PREFIX}The module `{item.name}' is required but not provided")
-            seen.modules[item.name] = self.ascribe(inner, SignatureValue(item.type, sig_scope), span)
-            if isinstance(seen.modules[item.name], Env):
-                sig_scope.modules[item.name] = seen.modules[item.name]
+            seen.modules[item.name] = self.ascribe(inner, SignatureValue(item.type, view.inside), span, view.seal)
+            view.inside.modules[item.name] = view.outside.modules[item.name] = seen.modules[item.name]
         elif isinstance(item, m.SigModuleType):
-            seen.module_types[item.name] = sig_scope.module_types[item.name] = SignatureValue(item.type, sig_scope.copy())
+            seen.module_types[item.name] = SignatureValue(item.type, view.outside.copy())
+            view.inside.module_types[item.name] = view.outside.module_types[item.name] = seen.module_types[item.name]
+
+    def match_value(self, item: m.SigVal, view: _View, span: Span) -> None:
+        """`val x : t`: the module's x, checked against t; seen through t when the signature
+        has sealed a type, as a value of its own whose type names the abstract types."""
+        flat = self.member(view.module.values, view.module, item.name, "value", span)
+        self.out.append(ast.SignatureCheck(flat, item.name, _Renamer(self, view.inside).type(item.type), span))
+        if view.sealed:
+            outside = _Renamer(self, view.outside).type(item.type)
+            sealed = f"{flat}/{next(self.fresh)}"
+            value = ast.Annot(ast.Var(flat, span), outside, span, sealing=True)
+            self.out.append(ast.LetDecl(False, (ast.Binding(ast.PVar(sealed, span), value, span),), span))
+            flat = sealed
+        view.seen.values[item.name] = flat
+
+    def abstract_type(self, flat: str, definition: ast.TypeDef, span: Span) -> str:
+        """The abstract type a signature makes of the module's type `flat`."""
+        sealed = f"{flat}/abstract{next(self.fresh)}"
+        params = tuple(ast.TyVar(p, span) for p in definition.params)
+        self.out.append(ast.AbstractType(sealed, definition.params, ast.TyName(flat, params, span), span))
+        return sealed
 
     def member(self, table: dict[str, str], module: Env, name: str, kind: str, span: Span) -> str:
         if name in table:
@@ -323,24 +364,30 @@ class _Elaborator:
         raise CompileError(span, f"{_ERROR_PREFIX}The {kind} `{name}' is required but not provided")
 
 
-def _with_type(items: list[tuple[Any, Scope]], constraint: m.WithType, scope: Scope) -> list[tuple[Any, Scope]]:
-    """`S with type t = e`: S's abstract `t` made `e` (resolved where the constraint is written)."""
+def _with_type(items: list[tuple[Any, Scope]], constraint: m.WithType) -> list[tuple[Any, Scope]]:
+    """`S with type t = e`: S's abstract `t` made `e` (a manifest type is not sealed)."""
     out = []
     for item, item_scope in items:
         if isinstance(item, m.SigType) and any(d.name == constraint.path for d in item.declaration.definitions):
-            definitions = tuple(replace(d, abbreviation=_Resolved(constraint.type, scope))  # type: ignore[arg-type]
-                                if d.name == constraint.path else d for d in item.declaration.definitions)
+            definitions = tuple(replace(d, abbreviation=constraint.type) if d.name == constraint.path else d
+                                for d in item.declaration.definitions)
             item = m.SigType(replace(item.declaration, definitions=definitions), item.abstract - {constraint.path})
         out.append((item, item_scope))
     return out
 
 
-@dataclass(frozen=True)
-class _Resolved:
-    """A type expression with the scope its names are resolved in."""
+@dataclass
+class _View:
+    """An ascription in progress: the module, what the signature lets be seen of it, the scopes
+    a signature item's names are resolved in (`inside`: as the module's own, to check its values;
+    `outside`: as the signature shows them, abstract types sealed) and whether it seals."""
 
-    type: ast.TypeExpr
-    scope: Scope
+    module: Env
+    seen: Env
+    inside: Scope
+    outside: Scope
+    seal: bool
+    sealed: bool = False
 
 
 def _qualified(path: str, name: str) -> str:
@@ -354,7 +401,7 @@ def _qualify_pattern(pattern: ast.Pattern, flat: dict[str, str]) -> ast.Pattern:
     if isinstance(pattern, ast.PAlias):
         return replace(pattern, pattern=_qualify_pattern(pattern.pattern, flat), name=flat.get(pattern.name, pattern.name))
     children = {f: _map_patterns(getattr(pattern, f), flat) for f in _child_fields(pattern)}
-    return replace(pattern, **children) if children else pattern  # type: ignore[return-value]
+    return replace(pattern, **children) if children else pattern
 
 
 def _map_patterns(value: Any, flat: dict[str, str]) -> Any:
@@ -401,8 +448,6 @@ class _Renamer:
         raise CompileError(span, f"Unbound constructor {name}")
 
     def type(self, texpr: Any) -> Any:
-        if isinstance(texpr, _Resolved):
-            return _Renamer(self.elaborator, texpr.scope).type(texpr.type)
         if isinstance(texpr, ast.TyName):
             return replace(texpr, name=self.type_name(texpr.name, texpr.span),
                            args=tuple(self.type(a) for a in texpr.args))
@@ -465,9 +510,9 @@ class _Renamer:
         if isinstance(e, ast.For):
             return replace(e, start=self.expr(e.start, bound), stop=self.expr(e.stop, bound),
                            body=self.expr(e.body, bound | {e.var}))
-        if isinstance(e, m.LocalOpen):
+        if isinstance(e, ast.LocalOpen):
             return self.local_open(e, bound)
-        if isinstance(e, m.LetModule):
+        if isinstance(e, ast.LetModule):
             return self.let_module(e, bound)
         return self.generic(e, bound)
 
@@ -493,7 +538,7 @@ class _Renamer:
             return self.type(node)
         return self.expr(node, bound)
 
-    def local_open(self, e: m.LocalOpen, bound: frozenset[str]) -> Any:
+    def local_open(self, e: ast.LocalOpen, bound: frozenset[str]) -> Any:
         """`M.(e)`: M's members in scope in e (a local binding of e still hides one)."""
         opened = self.elaborator.structure(e.path, self.scope, e.span)
         inner = self.scope.copy()
@@ -506,7 +551,7 @@ class _Renamer:
         self.hoisted.extend(renamer.hoisted)
         return body
 
-    def let_module(self, e: m.LetModule, bound: frozenset[str]) -> Any:
+    def let_module(self, e: ast.LetModule, bound: frozenset[str]) -> Any:
         """`let module M = ... in body`: M's values bound around the body (they may use the
         enclosing function's variables), its types and exceptions declared before."""
         elaborator = self.elaborator
@@ -518,7 +563,9 @@ class _Renamer:
         produced, elaborator.out = elaborator.out, saved
         body = _Renamer(elaborator, inner)
         result = body.expr(e.body, bound)
-        self.hoisted.extend(d for d in produced if not isinstance(d, ast.LetDecl))
+        # (a signature check stays behind: it names values bound here, not at top level; the
+        # sealing bindings, which are lets, still check them against the signature)
+        self.hoisted.extend(d for d in produced if not isinstance(d, (ast.LetDecl, ast.SignatureCheck)))
         self.hoisted.extend(body.hoisted)
         for declaration in reversed([d for d in produced if isinstance(d, ast.LetDecl)]):
             result = ast.Let(declaration.is_rec, declaration.bindings, result, e.span)

@@ -371,14 +371,14 @@ class _ToAst:
     def let_open(self, keyword: Token, opening: Token, path: _Path, body: ast.Expr) -> ast.Expr:
         """`let open M in e`: the members of M are in scope in e (unless e binds the name)."""
         self.module_expressions = True
-        return m.LocalOpen(path.name, body, self._span((keyword, body)))  # type: ignore[return-value]
+        return ast.LocalOpen(path.name, body, self._span((keyword, body)))
 
     def let_module(self, keyword: Token, module_keyword: Token, name: Token, *parts: Any) -> ast.Expr:
         """`let module M = e in body`."""
         self.module_expressions = True
         body = parts[-1]
         module = self._module_binding(parts[:-1], self._span((keyword, parts[-2])))
-        return m.LetModule(str(name), module, body, self._span((keyword, body)))  # type: ignore[return-value]
+        return ast.LetModule(str(name), module, body, self._span((keyword, body)))
 
     def module_decl(self, keyword: Token, name: Token, *parts: Any) -> m.ModuleDecl:
         """`module M (X : S) ... : T = e`: `module M = functor (X : S) -> ... (e : T)`."""
@@ -669,7 +669,7 @@ class _ToAst:
         if str(name) == "Stdlib":
             return body
         self.module_expressions = True
-        return m.LocalOpen(str(name), body, self._span((name, closing)))  # type: ignore[return-value]
+        return ast.LocalOpen(str(name), body, self._span((name, closing)))
 
     def empty_list(self, opening: Token, closing: Token) -> ast.Expr:
         return ast.Construct("[]", (), self._span((opening, closing)))
@@ -716,7 +716,7 @@ class _ToAst:
         """`a.(i)` is `Array.get a i`, as in OCaml; `M.(e)` with M a module opens M in e."""
         if isinstance(target, ast.Construct) and not target.args:  # `A.B.(e)`: a constructor has no `.( )`
             self.module_expressions = True
-            return m.LocalOpen(target.name, index, self._span((target, closing)))  # type: ignore[return-value]
+            return ast.LocalOpen(target.name, index, self._span((target, closing)))
         return self._call("Array.get", target, (target, index), closing)
 
     def string_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:

@@ -17,7 +17,8 @@ later stages never confuse two types that the source calls alike.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from cpsc.semantics.builtins import EXCEPTION_FORMATS, ExceptionId
 from cpsc.types.types import TCon, Type
@@ -183,6 +184,14 @@ class DataTypes:
 
     def copy(self) -> DataTypes:
         return DataTypes(dict(self.types), dict(self.constructors), dict(self.fields))
+
+    def reveal(self, reveal: Callable[[Type], Type]) -> None:
+        """Every argument and field type with `reveal` applied (a signature's abstract types
+        made their definitions again, for the stages after type checking)."""
+        for datatype in list(self.types.values()):
+            constructors = tuple(replace(c, args=tuple(reveal(a) for a in c.args)) for c in datatype.constructors)
+            infos = tuple(replace(f, type=reveal(f.type)) for f in datatype.fields)
+            self.add(replace(datatype, constructors=constructors, fields=infos))
 
     def instance(self, t: Type, ground: TCon) -> TCon:
         """`t` (a constructor argument or field type, in terms of the parameters of the data type

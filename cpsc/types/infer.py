@@ -72,6 +72,19 @@ class Typing:
     constructors: dict[int, str] = field(default_factory=dict)
     # record, field access or record pattern -> the keys of its fields (in the order written)
     fields: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # an abstract type a signature made (`ast.AbstractType`) -> its parameters and definition
+    abstract: dict[str, tuple[tuple[str, ...], TCon]] = field(default_factory=dict)
+
+    def reveal(self, t: Type) -> Type:
+        """`t` with its abstract types replaced by their definitions (what later stages see)."""
+        t = resolve(t)
+        if isinstance(t, TVar) or (not t.args and t.name not in self.abstract):
+            return t
+        args = tuple(self.reveal(a) for a in t.args)
+        if t.name in self.abstract:
+            params, definition = self.abstract[t.name]
+            return self.reveal(substitute(definition, dict(zip(params, args))))
+        return TCon(t.name, args)
 
 
 _BUILTIN_TYPES: dict[str, tuple[str, int]] = {name: (name, 0) for name in BASE_TYPES}
@@ -142,6 +155,8 @@ class Inferencer:
         self.unit_name: str | None = None  # None: the prelude (see `exception_declaration`)
         # the type wanted where the constructor or record about to be inferred stands (`check`)
         self.expected: Type | None = None
+        # reading a type inside a sealed module's view: its abstract types are their definitions
+        self.transparent = False
 
     # ---------------------------------------------------------------- helpers
     def fresh(self) -> TVar:
@@ -210,6 +225,8 @@ class Inferencer:
         if arity != len(args):
             raise CompileError(texpr.span, f"The type constructor {texpr.name} expects {arity} argument(s),\n"
                                f"       but is here applied to {len(args)} argument(s)")
+        if self.transparent and internal in self.typing.abstract:
+            return self.typing.reveal(TCon(internal, tuple(args)))
         if internal in self.decls.abbreviations:
             params, body = self.decls.abbreviations[internal]
             return self.expand(body, dict(zip(params, args)), vars)
@@ -521,6 +538,8 @@ class Inferencer:
         if isinstance(expr, ast.Tuple):
             return tuple_type([self.infer(item, env) for item in expr.items])
         if isinstance(expr, ast.Annot):
+            if expr.sealing:
+                return self.sealed(expr, env)
             t = self.type_of_annotation(expr.annotation)
             self.check(expr.expr, env, t, expr.expr.span)
             return t
@@ -714,8 +733,26 @@ class Inferencer:
                 self.exception_declaration(decl)
             elif isinstance(decl, ast.SignatureCheck):
                 self.signature_check(decl, env)
+            elif isinstance(decl, ast.AbstractType):
+                self.abstract_type(decl)
             else:
                 self.infer_bindings(decl.is_rec, decl.bindings, env)
+
+    def sealed(self, expr: ast.Annot, env: Scope[Scheme]) -> Type:
+        """A module's value as its signature shows it: checked against the signature's type with
+        the abstract types as their definitions, typed with them abstract (the two share their
+        variables, so that monomorphisation can follow one into the other)."""
+        self.transparent = True
+        inside = self.type_of_annotation(expr.annotation)
+        self.transparent = False
+        self.check(expr.expr, env, inside, expr.expr.span)
+        return self.type_of_annotation(expr.annotation)
+
+    def abstract_type(self, decl: ast.AbstractType) -> None:
+        self.decls.type_names[decl.name] = (decl.name, len(decl.params))
+        definition = self.declared_type(decl.definition, {p: TCon(p) for p in decl.params})
+        assert isinstance(definition, TCon)
+        self.typing.abstract[decl.name] = (decl.params, definition)
 
     def signature_check(self, check: ast.SignatureCheck, env: Scope[Scheme]) -> None:
         """A value ascribed a signature has a type at least as general as the signature's: its
@@ -792,8 +829,10 @@ def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, D
     inferencer.unit_name = unit_name(module.files[-1]) if module.files else "Main"
     inferencer.typing = Typing(dict(prelude.typing.types), dict(prelude.typing.instances),
                                dict(prelude.typing.schemes), dict(prelude.typing.constructors),
-                               dict(prelude.typing.fields))
+                               dict(prelude.typing.fields), dict(prelude.typing.abstract))
     inferencer.declarations(module.declarations, Scope(prelude.env))
+    if inferencer.typing.abstract:
+        inferencer.decls.datatypes.reveal(inferencer.typing.reveal)
     return inferencer.typing, inferencer.decls.datatypes
 
 
