@@ -25,7 +25,7 @@ from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span
-from cpsc.syntax.printf import PRINTERS, PRINTF_MEMBERS, printf_expression
+from cpsc.syntax.printf import PRINTERS, printf_expression
 
 
 @dataclass
@@ -145,10 +145,7 @@ class _Elaborator:
             elif isinstance(item, m.ModuleTypeDecl):
                 scope.module_types[item.name] = env.module_types[item.name] = SignatureValue(item.type, scope.copy())
             elif isinstance(item, m.OpenDecl):
-                opened = self.structure(item.path, scope, item.span)
-                opened.merge_into(scope)
-                if opened.path == "Printf" and opened.library:
-                    scope.values.update((name, f"Printf.{name}") for name in PRINTF_MEMBERS)
+                self.structure(item.path, scope, item.span).merge_into(scope)
             elif isinstance(item, m.IncludeDecl):
                 included = self.module_expr(item.module, scope, env.path)
                 if not isinstance(included, Env):
@@ -276,9 +273,8 @@ class _Elaborator:
             self.match_item(item, view, span)
         return view.seen
 
-    def signature_items(self, signature: SignatureValue, span: Span) -> list[tuple[Any, Scope]]:
-        """The items of a module type (includes expanded, `with type` applied), each with the
-        scope its names are resolved in."""
+    def signature_items(self, signature: SignatureValue, span: Span) -> list[Any]:
+        """The items of a module type (includes expanded, `with type` applied)."""
         module_type = signature.type
         if isinstance(module_type, m.ModuleTypePath):
             named = self.module_type(module_type.path, signature.scope, module_type.span)
@@ -286,16 +282,16 @@ class _Elaborator:
         if isinstance(module_type, m.ModuleTypeWith):
             items = self.signature_items(SignatureValue(module_type.base, signature.scope), span)
             for constraint in module_type.constraints:
-                items = _with_type(items, constraint)
+                items = [_with_type(item, constraint) for item in items]
             return items
         if isinstance(module_type, m.FunctorType):
             raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: a functor type is not a signature")
-        out: list[tuple[Any, Scope]] = []
+        out: list[Any] = []
         for item in module_type.items:
             if isinstance(item, m.SigInclude):
                 out.extend(self.signature_items(SignatureValue(item.type, signature.scope), span))
             else:
-                out.append((item, signature.scope))
+                out.append(item)
         return out
 
     def module_type(self, path: str, scope: Scope, span: Span) -> SignatureValue:
@@ -305,9 +301,8 @@ class _Elaborator:
             raise CompileError(span, f"Unbound module type {path}")
         return table[name]
 
-    def match_item(self, entry: tuple[Any, Scope], view: _View, span: Span) -> None:
+    def match_item(self, item: Any, view: _View, span: Span) -> None:
         """One signature item against the module: what it names, made visible in `view.seen`."""
-        item, _ = entry
         module, seen = view.module, view.seen
         if isinstance(item, m.SigVal):
             self.match_value(item, view, span)
@@ -364,16 +359,14 @@ class _Elaborator:
         raise CompileError(span, f"{_ERROR_PREFIX}The {kind} `{name}' is required but not provided")
 
 
-def _with_type(items: list[tuple[Any, Scope]], constraint: m.WithType) -> list[tuple[Any, Scope]]:
-    """`S with type t = e`: S's abstract `t` made `e` (a manifest type is not sealed)."""
-    out = []
-    for item, item_scope in items:
-        if isinstance(item, m.SigType) and any(d.name == constraint.path for d in item.declaration.definitions):
-            definitions = tuple(replace(d, abbreviation=constraint.type) if d.name == constraint.path else d
-                                for d in item.declaration.definitions)
-            item = m.SigType(replace(item.declaration, definitions=definitions), item.abstract - {constraint.path})
-        out.append((item, item_scope))
-    return out
+def _with_type(item: Any, constraint: m.WithType) -> Any:
+    """`S with type t = e` on one of S's items: its abstract `t` made `e` (a manifest type is
+    not sealed)."""
+    if not (isinstance(item, m.SigType) and any(d.name == constraint.path for d in item.declaration.definitions)):
+        return item
+    definitions = tuple(replace(d, abbreviation=constraint.type) if d.name == constraint.path else d
+                        for d in item.declaration.definitions)
+    return m.SigType(replace(item.declaration, definitions=definitions), item.abstract - {constraint.path})
 
 
 @dataclass
@@ -543,8 +536,6 @@ class _Renamer:
         opened = self.elaborator.structure(e.path, self.scope, e.span)
         inner = self.scope.copy()
         opened.merge_into(inner)
-        if opened.path == "Printf" and opened.library:
-            inner.values.update((name, f"Printf.{name}") for name in PRINTF_MEMBERS)
         # the opened members hide the locals of the same name
         renamer = _Renamer(self.elaborator, inner)
         body = renamer.expr(e.body, frozenset(bound - set(opened.values)))

@@ -47,7 +47,8 @@ _LIBRARY_TYPES = {"Hashtbl.t": "fl_hashtbl", "Array.t": "array", "List.t": "list
 
 
 def unqualified_type_name(name: str) -> str:
-    """`M.t` as declared: `t` (the library's types by their own names)."""
+    """The type a qualified name declares: the library's (`Hashtbl.t`) by their internal names,
+    a program's modules' by their flat names, as written (`M.t`)."""
     return _LIBRARY_TYPES.get(name, name)
 
 

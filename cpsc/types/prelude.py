@@ -117,19 +117,19 @@ def _store(path: Path, checked: CheckedPrelude) -> None:
     # The variables listed once here, a load renumbers them without walking every type
     portable = (checked.module, checked.env, checked.modules, node_types, node_instances, node_schemes,
                 [(nodes[k], r) for k, r in typing.constructors.items() if k in nodes],
-                [(nodes[k], r) for k, r in typing.fields.items() if k in nodes], checked.declarations,
-                types.type_variables(roots))
+                [(nodes[k], r) for k, r in typing.fields.items() if k in nodes], typing.abstract,
+                checked.declarations, types.type_variables(roots))
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
         pickle.dump(portable, out, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
 
 
 def _load(data: bytes) -> CheckedPrelude:
-    module, env, scope, node_types, node_instances, node_schemes, constructors, fields, declarations, variables = \
-        pickle.loads(data)
+    module, env, scope, node_types, node_instances, node_schemes, constructors, fields, abstract, declarations, \
+        variables = pickle.loads(data)
     typing = Typing({id(n): t for n, t in node_types}, {id(n): i for n, i in node_instances},
                     {id(n): s for n, s in node_schemes}, {id(n): r for n, r in constructors},
-                    {id(n): r for n, r in fields})
+                    {id(n): r for n, r in fields}, abstract)
     types.renumber(variables)
     return CheckedPrelude(module, typing, env, declarations, scope)
 
