@@ -426,6 +426,8 @@ def _pure(e: ast.Expr, env: Scope[_Entry]) -> bool:
         return all(_pure(i, env) for i in (e.items if isinstance(e, ast.Tuple) else e.args))
     if isinstance(e, ast.Record):  # a new block, mutable or not: only its allocation
         return e.base is None and all(_pure(value, env) for _, value in e.fields)
+    if isinstance(e, ast.ArrayLit):  # likewise
+        return all(_pure(item, env) for item in e.items)
     if isinstance(e, ast.Annot):
         return _pure(e.expr, env)
     if isinstance(e, ast.App):

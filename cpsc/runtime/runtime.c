@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
+#include <time.h>
 
 typedef struct { int64_t length; char bytes[]; } fl_string;
 
@@ -149,23 +150,33 @@ static void append(char *out, size_t size, size_t *n, const char *text) {
     out[*n] = 0;
 }
 
+fl_string *fl_format_string(fl_string *spec, fl_string *s);
+
 /* One argument, printed as OCaml's runtime prints it knowing only its representation; the
-   kind comes from the type at compile time (cpsc/syntax/builtins.py, ExceptionId). */
-static void format_argument(char kind, int64_t slot, char *out, size_t size, size_t *n) {
-    char number[32];
+   kind comes from the type at compile time (cpsc/semantics/builtins.py, ExceptionId). With
+   `printexc`, as Printexc.to_string prints it: a string as %S, a float as string_of_float. */
+static void format_argument(char kind, int64_t slot, int printexc, char *out, size_t size, size_t *n) {
+    char number[64];
     if (kind == 'i' || (kind == 'd' && (slot & 1))) {
         snprintf(number, sizeof number, "%lld", (long long)(kind == 'i' ? slot : slot >> 1));
         append(out, size, n, number);
+    } else if (kind == 's' && printexc) {
+        append(out, size, n, fl_format_string(make_string("%S", 2), (fl_string *)(intptr_t)slot)->bytes);
     } else if (kind == 's') {
         append(out, size, n, "\"");
         append(out, size, n, ((fl_string *)(intptr_t)slot)->bytes);
         append(out, size, n, "\"");
+    } else if (kind == 'f' && printexc) {
+        double x;
+        memcpy(&x, &slot, sizeof x);
+        format_float(x, number, sizeof number);
+        append(out, size, n, number);
     } else {
         append(out, size, n, "_");
     }
 }
 
-static void format_exception(int64_t *exn, char *out, size_t size) {
+static void format_exception(int64_t *exn, int printexc, char *out, size_t size) {
     fl_exception_id *id = (fl_exception_id *)(intptr_t)exn[0];
     const char *kinds = id->kinds->bytes;
     int64_t *args = exn + 1;
@@ -180,15 +191,36 @@ static void format_exception(int64_t *exn, char *out, size_t size) {
     append(out, size, &n, "(");
     for (size_t i = 0; kinds[i]; i++) {
         if (i > 0) append(out, size, &n, ", ");
-        format_argument(kinds[i], args[i], out, size, &n);
+        format_argument(kinds[i], args[i], printexc, out, size, &n);
     }
     append(out, size, &n, ")");
+}
+
+/* Printexc.to_string (OCaml 4.13's to_string_default; cpsc/semantics/builtins.py says the same
+   in Python): the locations of Match_failure and Assert_failure and Stack_overflow in words,
+   any other exception as the uncaught-exception message prints it, with its strings escaped. */
+fl_string *fl_exn_to_string(int64_t *exn) {
+    fl_exception_id *id = (fl_exception_id *)(intptr_t)exn[0];
+    char text[8192];
+    int n;
+    if (strcmp(id->name->bytes, "Stack_overflow") == 0) return make_string("Stack overflow", 14);
+    if (id->kinds->bytes[0] == 'T') {
+        int64_t *where = (int64_t *)(intptr_t)exn[1];
+        int matching = strcmp(id->name->bytes, "Match_failure") == 0;
+        n = snprintf(text, sizeof text, "File \"%s\", line %lld, characters %lld-%lld: %s",
+                     ((fl_string *)(intptr_t)where[0])->bytes, (long long)where[1], (long long)where[2],
+                     (long long)(where[2] + (matching ? 5 : 6)),
+                     matching ? "Pattern matching failed" : "Assertion failed");
+        return make_string(text, n < (int)sizeof text ? n : (int)sizeof text - 1);
+    }
+    format_exception(exn, 1, text, sizeof text);
+    return make_string(text, (int64_t)strlen(text));
 }
 
 /* An exception escaped the program: flush stdout, say so as OCaml does, exit 2. */
 static void fl_uncaught(void *exn) {
     char message[4096];
-    format_exception(exn, message, sizeof message);
+    format_exception(exn, 0, message, sizeof message);
     fl_flush();
     fprintf(stderr, "Fatal error: exception %s\n", message);
     exit(2);
@@ -567,6 +599,23 @@ void *fl_argv(void) {
 /* Arrays: {int64 length; 8-byte slots}. The slots of an array of numbers hold no pointers, so
    it comes from the atomic allocator. Arrays of bools and chars are strings' blocks instead
    (fl_string_make): {int64 length; a byte each}. */
+/* Random.self_init's seed, as OCaml's caml_sys_random_seed: 12 numbers from /dev/urandom, or
+   from the time and the process when it cannot be read. */
+void *fl_random_seed(void) {
+    int64_t *array = GC_malloc_atomic(8 * 13);
+    unsigned char bytes[48];
+    FILE *urandom = fopen("/dev/urandom", "rb");
+    size_t got = urandom ? fread(bytes, 1, sizeof bytes, urandom) : 0;
+    if (urandom) fclose(urandom);
+    array[0] = 12;
+    for (int i = 0; i < 12; i++) {
+        array[i + 1] = got == sizeof bytes
+            ? (int64_t)bytes[4 * i] << 24 | bytes[4 * i + 1] << 16 | bytes[4 * i + 2] << 8 | bytes[4 * i + 3]
+            : (int64_t)time(NULL) + i * (int64_t)getpid();
+    }
+    return array;
+}
+
 void *fl_array_make(int64_t n, int64_t bits, int64_t atomic) {
     size_t bytes = 8 * ((size_t)n + 1);
     int64_t *array = atomic ? GC_malloc_atomic(bytes) : GC_malloc(bytes);

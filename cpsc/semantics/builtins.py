@@ -7,6 +7,7 @@ construction, and the native runtime (`cpsc/runtime/runtime.c`) implements the s
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -51,7 +52,8 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "fl_at_eof": "unit -> bool",
     # Hashtbl.hash: monomorphisation gives each use the descriptor of its type (cpsc.semantics.hashing)
     "fl_hash": "'a -> int", "fl_hash_with": "string -> 'a -> int",
-    "fl_argv": "unit -> string array",
+    "fl_argv": "unit -> string array", "fl_random_seed": "unit -> int array", "fl_exn_to_string": "exn -> string",
+    "fl_char_array_of_string": "string -> char array",
     "fl_format_int": "string -> int -> string", "fl_format_float": "string -> float -> string",
     "fl_format_string": "string -> string -> string", "fl_format_char": "string -> char -> string",
 }
@@ -87,7 +89,7 @@ class ExceptionId:
 
 PREDEFINED_EXCEPTIONS: dict[str, ExceptionId] = {name: ExceptionId(name, kinds) for name, kinds in [
     ("Failure", "s"), ("Invalid_argument", "s"), ("Not_found", ""), ("Division_by_zero", ""),
-    ("End_of_file", ""), ("Exit", ""), ("Match_failure", "T"), ("Assert_failure", "T"),
+    ("End_of_file", ""), ("Match_failure", "T"), ("Assert_failure", "T"),
     ("Stack_overflow", "")]}
 EXCEPTION_FORMATS = {"Match_failure", "Assert_failure"}  # their argument prints as (file, line, column)
 
@@ -110,25 +112,42 @@ def fail(name: str, *args: Any) -> FlRaise:
     return FlRaise((PREDEFINED_EXCEPTIONS[name],) + args)
 
 
-def format_exception(value: tuple[Any, ...]) -> str:
-    """What OCaml's runtime prints for an uncaught exception (`caml_format_exception`)."""
+def format_exception(value: tuple[Any, ...], printexc: bool = False) -> str:
+    """What OCaml's runtime prints for an uncaught exception (`caml_format_exception`); with
+    `printexc`, the arguments as Printexc.to_string prints them (strings as %S, floats)."""
     exception_id: ExceptionId = value[0]
     args, kinds = list(value[1:]), exception_id.kinds
     if kinds == "T":
         args, kinds = list(args[0]), "sii"
     if not args:
         return exception_id.name
-    return exception_id.name + "(" + ", ".join(_format_argument(a, k) for a, k in zip(args, kinds)) + ")"
+    arguments = (_format_argument(a, k, printexc) for a, k in zip(args, kinds))
+    return exception_id.name + "(" + ", ".join(arguments) + ")"
 
 
-def _format_argument(value: Any, kind: str) -> str:
+def _format_argument(value: Any, kind: str, printexc: bool) -> str:
     if kind == "i":
         return str(ord(value) if isinstance(value, str) else 0 if value is None else int(value))
     if kind == "s":
-        return f'"{value}"'
+        return format_value("%S", value) if printexc else f'"{value}"'
+    if kind == "f" and printexc:
+        return format_float(value)
     if kind == "d" and isinstance(value, int):
         return str(value)
     return "_"
+
+
+def exception_to_string(value: tuple[Any, ...]) -> str:
+    """Printexc.to_string (OCaml 4.13's `to_string_default`; the runtime's `fl_exn_to_string`)."""
+    name = value[0].name
+    if name == "Stack_overflow":
+        return "Stack overflow"
+    if value[0].kinds == "T":
+        file, line, column = value[1]
+        matching = name == "Match_failure"
+        what = "Pattern matching failed" if matching else "Assertion failed"
+        return f'File "{file}", line {line}, characters {column}-{column + (5 if matching else 6)}: {what}'
+    return format_exception(value, printexc=True)
 
 
 class FlExit(Exception):
@@ -399,8 +418,10 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "Char.code": (1, ord), "Char.chr": (1, char_chr),
     "raise": (1, raise_exception), "fl_hash_with": (2, hash_value),
     "fl_argv": (1, lambda _: FlArray(PROGRAM_ARGUMENTS)),
+    "fl_random_seed": (1, lambda _: FlArray(int.from_bytes(os.urandom(4), "big") for _ in range(12))),
     "fl_format_int": (2, format_value), "fl_format_float": (2, format_value),
     "fl_format_string": (2, format_value), "fl_format_char": (2, format_value),
+    "fl_exn_to_string": (1, exception_to_string), "fl_char_array_of_string": (1, lambda s: FlArray(s)),
     "int_of_string": (1, int_of_string), "float_of_string": (1, float_of_string),
     "fl_int_of_string_ok": (1, lambda s: _succeeds(int_of_string, s)),
     "fl_float_of_string_ok": (1, lambda s: _succeeds(float_of_string, s)),

@@ -20,6 +20,8 @@ from cpsc.syntax.diagnostics import CompileError, Span
 LABELLED_PARAMETERS: dict[str, tuple[str | None, ...]] = {
     "String.starts_with": ("prefix", None),
     "String.ends_with": ("suffix", None),
+    "Bytes.starts_with": ("prefix", None),
+    "Bytes.ends_with": ("suffix", None),
     "Option.value": (None, "default"),
     "Option.fold": ("none", "some", None),
     "Option.to_result": ("none", None),

@@ -56,6 +56,14 @@ class Env(Members):
 
     path: str = ""
     library: bool = False
+    # a signature sealed a type of it: its values are seen through bindings of their own
+    seals: bool = False
+
+    @property
+    def sealed(self) -> bool:
+        """Whether a signature sealed a type of it or of a module in it, so that `M.x` is not
+        always the qualified name of M's x."""
+        return self.seals or any(isinstance(inner, Env) and inner.sealed for inner in self.modules.values())
 
 
 @dataclass
@@ -271,6 +279,7 @@ class _Elaborator:
                      seal and not module.library)
         for item in self.signature_items(signature, span):
             self.match_item(item, view, span)
+        view.seen.seals = view.sealed
         return view.seen
 
     def signature_items(self, signature: SignatureValue, span: Span) -> list[Any]:

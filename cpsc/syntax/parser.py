@@ -26,7 +26,7 @@ from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
 from cpsc.syntax.labels import Labelled, apply_labelled
 from cpsc.syntax.lalr import LalrDriver, ParseTables
-from cpsc.syntax.modules import Scope, elaborate, has_module_items
+from cpsc.syntax.modules import Env, Scope, elaborate, has_module_items
 from cpsc.syntax.printf import PRINTERS, printf_expression
 
 
@@ -324,6 +324,13 @@ class _ToAst:
         self.file = "<input>"
         # whether the text uses the module language in an expression (`M.(e)`, `let module`)
         self.module_expressions = False
+        # the modules that qualified value and type names begin with (`Bytes` of `Bytes.make`)
+        self.qualifiers: set[str] = set()
+
+    def _qualified(self, name: str) -> str:
+        if "." in name:
+            self.qualifiers.add(name.partition(".")[0])
+        return name
 
     def _span(self, children: tuple[Any, ...]) -> Span:
         first = children[0]
@@ -657,11 +664,11 @@ class _ToAst:
         return ast.Construct(_unqualified_constructor(str(name)), (), self._tok_span(name))
 
     def qualified_var(self, name: Token) -> ast.Expr:
-        return ast.Var(_without_stdlib(str(name)), self._tok_span(name))
+        return ast.Var(self._qualified(_without_stdlib(str(name))), self._tok_span(name))
 
     def qualified_operator(self, name: Token, opening: Token, operator: ast.PVar, closing: Token) -> ast.Expr:
         """`M.( + )`: the operator M defines (`Stdlib.( + )`: the prelude's)."""
-        qualified = _without_stdlib(f"{name}.{operator.name}")
+        qualified = self._qualified(_without_stdlib(f"{name}.{operator.name}"))
         return ast.Var(qualified, self._span((name, closing)))
 
     def local_open(self, name: Token, opening: Token, body: ast.Expr, closing: Token) -> ast.Expr:
@@ -956,14 +963,14 @@ class _ToAst:
         return ast.TyTuple(tuple(i for i in items if not isinstance(i, Token)), self._span(items))
 
     def tapp(self, arg: ast.TypeExpr, name: Token) -> ast.TypeExpr:
-        return ast.TyName(str(name), (arg,), self._span((arg, name)))
+        return ast.TyName(self._qualified(str(name)), (arg,), self._span((arg, name)))
 
     def tapp_many(self, *parts: Any) -> ast.TypeExpr:
         *args, name = parts
-        return ast.TyName(str(name), tuple(args), self._span((args[0], name)))
+        return ast.TyName(self._qualified(str(name)), tuple(args), self._span((args[0], name)))
 
     def tcon(self, name: Token) -> ast.TypeExpr:
-        return ast.TyName(str(name), (), self._tok_span(name))
+        return ast.TyName(self._qualified(str(name)), (), self._tok_span(name))
 
     def tvar(self, name: Token) -> ast.TypeExpr:
         return ast.TyVar(str(name), self._tok_span(name))
@@ -1049,10 +1056,12 @@ def parse_module(text: str, file: str, modules: Scope | None = None) -> ast.Modu
     """Parse a whole FL source file, raising `CompileError` on a syntax error, and elaborate
     its modules (`cpsc.syntax.modules`). `modules` is the scope it is read in (the prelude's
     modules, and a toplevel session's), which is updated with what it declares."""
-    module, uses_modules = _parse_items(text, file)
+    module, uses_modules, qualifiers = _parse_items(text, file)
     scope = Scope() if modules is None else modules
-    # a text that names no module as a module (most) is elaborated already: `M.x` is M's x
-    if uses_modules or has_module_items(module.declarations) or scope.declared:
+    # a text that names no module as a module (most) is elaborated already: `M.x` is M's x,
+    # unless a signature sealed M (its values are then seen through bindings of their own)
+    sealed = any(isinstance(module, Env) and module.sealed for module in map(scope.modules.get, qualifiers))
+    if uses_modules or sealed or has_module_items(module.declarations) or scope.declared:
         return ast.Module(tuple(elaborate(module.declarations, scope)), module.files)
     return module
 
@@ -1062,8 +1071,9 @@ def parse_items(text: str, file: str) -> ast.Module:
     return _parse_items(text, file)[0]
 
 
-def _parse_items(text: str, file: str) -> tuple[ast.Module, bool]:
-    """The items and whether an expression uses the module language."""
+def _parse_items(text: str, file: str) -> tuple[ast.Module, bool, set[str]]:
+    """The items, whether an expression uses the module language, and the modules that
+    qualified names begin with."""
     cleaned = strip_attributes(strip_comments(text, file))
     reject_outside_fl(cleaned, file)
     parser, builder = _parser()
@@ -1072,8 +1082,9 @@ def _parse_items(text: str, file: str) -> tuple[ast.Module, bool]:
         with _parsing:  # the one builder names the file in every span it makes
             builder.file = file
             builder.module_expressions = False
+            builder.qualifiers = set()
             module = parser.parse(cleaned, limit)
-            uses_modules = builder.module_expressions
+            uses_modules, qualifiers = builder.module_expressions, builder.qualifiers
     except lalr.NestedTooDeep as nested:  # not `err`: compiled, a name has one type
         line, col = nested.token.line or 1, nested.token.column or 1
         raise too_deep(Span(file, line, col, line, col + 1), limit) from None
@@ -1095,7 +1106,7 @@ def _parse_items(text: str, file: str) -> tuple[ast.Module, bool]:
         span = Span(file, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
         raise CompileError(span, "Syntax error: unexpected end of file") from None
     assert isinstance(module, ast.Module)
-    return module, uses_modules
+    return module, uses_modules, qualifiers
 
 
 def parse_type(text: str) -> ast.TypeExpr:

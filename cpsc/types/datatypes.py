@@ -135,8 +135,8 @@ class DataTypes:
             assert isinstance(t, TCon)
             if t.name in ("int", "char", "bool", "unit"):
                 return "i"
-            if t.name == "string":
-                return "s"
+            if t.name in ("string", "float"):
+                return t.name[0]
             datatype = self.types.get(t.name)
             return "d" if datatype is not None and datatype.constant_count else "_"
 

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cpsc.semantics.builtins import PRIMITIVE_TYPES
+from cpsc.semantics.builtins import PREDEFINED_EXCEPTIONS, PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.modules import Scope as ModuleScope
@@ -306,12 +306,13 @@ class Inferencer:
     def exception_declaration(self, decl: ast.ExceptionDecl) -> None:
         """`exception E of ...`: a constructor of `exn`. An uncaught one prints as OCaml's native
         code does: qualified by the compilation unit (`Prog.E`, or `Prog.M.E` in a module),
-        except the prelude's: OCaml's predefined exceptions, unqualified, and those of its
-        modules, qualified as the standard library's (`Stdlib.Stack.Empty`)."""
+        except the prelude's: OCaml's predefined exceptions, unqualified, and the others
+        qualified as the standard library's (`Stdlib.Exit`, `Stdlib.Stack.Empty`)."""
         name = decl.name
         key = name if name not in self.decls.datatypes.constructors else self.fresh_key(name)
         args = tuple(self.declared_type(a, {}) for a in decl.args)
-        unit = self.unit_name if self.unit_name is not None else ("Stdlib" if decl.module else None)
+        predefined = self.unit_name is None and not decl.module and name in PREDEFINED_EXCEPTIONS
+        unit = self.unit_name if self.unit_name is not None else (None if predefined else "Stdlib")
         qualified = ".".join(part for part in (unit, decl.module, name) if part)
         self.register_constructor(name, decl.module, key)
         self.decls.datatypes.add_exception(key, name, args, qualified + key[len(name):])

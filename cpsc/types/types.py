@@ -80,7 +80,7 @@ def resolve(t: Type) -> Type:
 # The prelude's types that OCaml's library declares in its modules, by OCaml's names (the
 # prelude declares them outside, `fl_`-prefixed, so that a program's own `t` stays its own).
 LIBRARY_TYPE_NAMES = {"fl_hashtbl": "Hashtbl.t", "fl_stack": "Stack.t", "fl_queue": "Queue.t",
-                      "fl_buffer": "Buffer.t"}
+                      "fl_buffer": "Buffer.t", "Bytes.t": "bytes"}
 
 
 def show(t: Type, names: dict[int, str] | None = None) -> str:

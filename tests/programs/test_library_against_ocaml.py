@@ -1,6 +1,7 @@
-"""The prelude's Set.Make and Map.Make against OCaml's: random sequences of operations, rendered
-as one program printing every result, give the same output under `ocaml` and cpsc (the AST
-interpreter, and the CPS interpreter after -O2, which runs the code the optimiser made)."""
+"""The prelude's Set.Make and Map.Make, and Bytes, Digest and Random, against OCaml's: random
+sequences of operations, rendered as one program printing every result, give the same output
+under `ocaml` and cpsc (the AST interpreter, and the CPS interpreter after -O2, which runs the
+code the optimiser made)."""
 
 from __future__ import annotations
 
@@ -72,18 +73,60 @@ def _ocaml(source: str) -> str:
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "library.ml"
         path.write_text(source)
-        done = subprocess.run(["ocaml", str(path)], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(["ocaml", str(path)], capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    return done.stdout
+    return done.stdout.decode("latin-1")  # as the interpreters print a byte
 
 
-@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=30)
-@given(operations)
-def test_set_and_map_agree_with_ocaml(lines: list[str]):
-    source = HEADER + "\n".join(lines) + "\n  ()\n"
+def _agrees(source: str) -> None:
     expected = _ocaml(source)
     program = driver.front_end(source, "library.fl")
     assert run_ast(program).stdout == expected
     level = LEVELS[2]
     optimised, _ = driver.optimise(driver.to_cps(program), level.passes, context=level.context())
     assert run_cps(optimised).stdout == expected
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=30)
+@given(operations)
+def test_set_and_map_agree_with_ocaml(lines: list[str]):
+    _agrees(HEADER + "\n".join(lines) + "\n  ()\n")
+
+
+def _literal(data: bytes) -> str:
+    """An OCaml string literal of any bytes."""
+    return '"' + "".join(chr(c) if 32 <= c < 127 and c not in b'"\\' else f"\\{c:03d}" for c in data) + '"'
+
+
+text = st.binary(max_size=80).map(_literal)
+position = st.integers(min_value=-2, max_value=12).map("({})".format)
+BYTES_HEADER = """let b = ref (Bytes.of_string "start")
+let guard f = try f () with Invalid_argument m -> print_endline m
+let () =
+"""
+BYTES_AND_RANDOM_OPERATIONS = [
+    st.builds("  Random.init {};".format, st.integers(min_value=0, max_value=1 << 40)),
+    st.builds("  Random.full_init [| {} |];".format,
+              st.lists(st.integers(0, 1 << 30), max_size=4).map(lambda xs: "; ".join(map(str, xs)))),
+    st.builds("  print_int (Random.int {}); print_newline ();".format, st.integers(1, (1 << 30) - 1)),
+    st.builds("  print_int (Random.full_int {}); print_newline ();".format, st.integers(1, 1 << 61)),
+    st.builds("  Printf.printf \"%.17g\\n\" (Random.float {});".format, st.sampled_from(["1.0", "1e6", "0.5"])),
+    st.just("  print_endline (string_of_bool (Random.bool ()));"),
+    st.builds("  print_endline (Digest.to_hex (Digest.string {}));".format, text),
+    st.builds("  b := Bytes.of_string {};".format, text),
+    st.builds("  guard (fun () -> Bytes.blit_string {} 0 !b {} {});".format, text, position, position),
+    st.builds("  guard (fun () -> Bytes.set !b {} 'x');".format, position),
+    st.builds("  guard (fun () -> b := Bytes.extend !b {} {});".format, position, position),
+    st.builds("  guard (fun () -> print_endline (Bytes.sub_string !b {} {}));".format, position, position),
+    st.builds("  guard (fun () -> Bytes.fill !b {} {} '-');".format, position, position),
+    st.just("  print_endline (Bytes.to_string (Bytes.escaped !b));"),
+    st.just("  print_endline (Bytes.to_string (Bytes.trim (Bytes.uppercase_ascii !b)));"),
+    st.builds("  print_int (Bytes.compare !b (Bytes.of_string {})); print_newline ();".format, text),
+    st.builds("  guard (fun () -> print_int (Bytes.index_from !b {} 'a'); print_newline ());".format, position),
+]
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=30)
+@given(st.lists(st.one_of(*BYTES_AND_RANDOM_OPERATIONS), min_size=8, max_size=30))
+def test_bytes_digest_and_random_agree_with_ocaml(lines: list[str]):
+    _agrees(BYTES_HEADER + "\n".join(lines) + "\n  ()\n")
