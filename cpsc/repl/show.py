@@ -87,7 +87,6 @@ class ValuePrinters:
         key = show(t)
         if key == "bytes":  # abstract, but OCaml's toplevel shows it
             return f'(fun p b -> {PREFIX}_paren p ("Bytes.of_string " ^ Printf.sprintf "%S" (Bytes.to_string b)))'
-
         if key not in self.named:
             self.named[key] = f"{PREFIX}_{len(self.named)}"
             self.bodies.append(f"{self.named[key]} p v = {self._body(t)}")
