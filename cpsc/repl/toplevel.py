@@ -138,6 +138,9 @@ class Toplevel:
                 reports.append(self._report(declaration, checked))
                 continue
             top = module.partition(".")[0]
+            if re.search(r"'\d+$", top):  # a structure given to a functor (`F (struct ... end)`)
+                reports.append("")
+                continue
             report = shown.get(top)
             visible = _visible(report.value) if report is not None and isinstance(report.value, Env) else None
             for item in self._signature_items(declaration, checked, visible):

@@ -461,7 +461,27 @@ class AbstractType:
     span: Span
 
 
-Declaration = Union[LetDecl, TypeDecl, ExceptionDecl, SignatureCheck, AbstractType]
+@dataclass(frozen=True, slots=True)
+class ValueSpec:
+    """A value known only by its type (`val name : type` of a functor's parameter, in the
+    declarations that check the functor's body: never run)."""
+
+    name: str
+    type: TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOnly:
+    """Declarations that are type-checked and then dropped: a functor's body, elaborated once
+    with its parameters as their signatures describe them (`cpsc.syntax.modules`), so that an
+    error in it is reported even where no application reaches it, as OCaml reports it."""
+
+    declarations: tuple[Declaration, ...]
+    span: Span
+
+
+Declaration = Union[LetDecl, TypeDecl, ExceptionDecl, SignatureCheck, AbstractType, ValueSpec, CheckOnly]
 
 
 @dataclass(frozen=True, slots=True)

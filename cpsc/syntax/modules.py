@@ -130,6 +130,10 @@ def has_module_items(declarations: tuple[Any, ...]) -> bool:
 _ERROR_PREFIX = "Signature mismatch:\n       "
 
 
+class _Undescribed(Exception):
+    """A functor's parameter whose signature `_Elaborator.described` cannot describe."""
+
+
 class _Elaborator:
     def __init__(self) -> None:
         self.out: list[Any] = []
@@ -137,6 +141,9 @@ class _Elaborator:
         # inside a functor's body: every node is made anew, since inference keys its facts by
         # node and each application of the functor is a program of its own
         self.instantiating = 0
+        # checking a functor's body (`check_functor`): the functors it defines are checked
+        # with it
+        self.checking = False
 
     # ---------------------------------------------------------------- structures
     def structure_items(self, items: tuple[Any, ...], scope: Scope, env: Env) -> None:
@@ -211,7 +218,10 @@ class _Elaborator:
         if isinstance(expr, m.ModulePath):
             return self.module(expr.path, scope, expr.span)
         if isinstance(expr, m.Functor):
-            return FunctorValue(expr.parameter, expr.body, scope.copy())
+            functor = FunctorValue(expr.parameter, expr.body, scope.copy())
+            if not self.checking:
+                self.check_functor(functor, path, expr.span)
+            return functor
         if isinstance(expr, m.Apply):
             return self.application(expr, scope, path)
         if isinstance(expr, m.Constrained):
@@ -235,6 +245,55 @@ class _Elaborator:
             return self.module_expr(functor.body, body_scope, path)
         finally:
             self.instantiating -= 1
+
+    def check_functor(self, functor: FunctorValue, path: str, span: Span) -> None:
+        """Type-check a functor's body once with each parameter as its signature describes it
+        (its abstract types abstract), as OCaml does, so that an error in a functor nobody
+        applies is reported; what this elaborates is checked, then dropped (`ast.CheckOnly`).
+        A parameter whose signature has a functor in it is not described: the body is then
+        checked where it is applied."""
+        saved, self.out = self.out, []
+        self.checking, self.instantiating = True, self.instantiating + 1
+        try:
+            value: ModuleValue = functor
+            while isinstance(value, FunctorValue):
+                body_scope = value.scope.copy()
+                try:
+                    body_scope.modules[value.parameter.name] = self.described(
+                        SignatureValue(value.parameter.type, value.scope), f"{path}({value.parameter.name})", span)
+                except (CompileError, _Undescribed):
+                    return
+                value = self.module_expr(value.body, body_scope, f"{path}'checked")
+        finally:
+            checked, self.out = self.out, saved
+            self.checking, self.instantiating = False, self.instantiating - 1
+        self.out.append(ast.CheckOnly(tuple(checked), span))
+
+    def described(self, signature: SignatureValue, path: str, span: Span) -> Env:
+        """A module with just what `signature` lists, to check a functor's body with: its
+        abstract types of no definition the body could see, its values known by their types
+        (`ast.ValueSpec`)."""
+        scope, env = signature.scope.copy(), Env(path=path)
+        for item in self.signature_items(signature, span):
+            if isinstance(item, m.SigVal):
+                flat = _qualified(path, item.name)
+                self.out.append(ast.ValueSpec(flat, _Renamer(self, scope).type(item.type), item.span))
+                scope.values[item.name] = env.values[item.name] = flat
+            elif isinstance(item, m.SigType):  # an abstract type: a type of its own
+                opaque = ast.ConstructorDecl("Fl_described'", (), span)
+                definitions = tuple(replace(d, constructors=(opaque,), abbreviation=None) if d.name in item.abstract
+                                    else d for d in item.declaration.definitions)
+                self.type_declaration(replace(item.declaration, definitions=definitions), scope, env)
+            elif isinstance(item, m.SigException):
+                self.exception_declaration(item.declaration, scope, env)
+            elif isinstance(item, m.SigModule):
+                if isinstance(item.type, m.FunctorType):
+                    raise _Undescribed
+                inner = self.described(SignatureValue(item.type, scope), _qualified(path, item.name), item.span)
+                scope.modules[item.name] = env.modules[item.name] = inner
+            elif isinstance(item, m.SigModuleType):
+                scope.module_types[item.name] = env.module_types[item.name] = SignatureValue(item.type, scope.copy())
+        return env
 
     def module(self, path: str, scope: Scope, span: Span) -> ModuleValue:
         """The module a path names."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cpsc.semantics.builtins import PREDEFINED_EXCEPTIONS, PRIMITIVE_TYPES
 from cpsc.syntax import ast
@@ -737,6 +737,13 @@ class Inferencer:
                 self.signature_check(decl, env)
             elif isinstance(decl, ast.AbstractType):
                 self.abstract_type(decl)
+            elif isinstance(decl, ast.ValueSpec):
+                self.level += 1
+                t = self.type_of_annotation(decl.type)
+                self.level -= 1
+                env.bind(decl.name, self.generalize(t))
+            elif isinstance(decl, ast.CheckOnly):
+                self.declarations(decl.declarations, env)
             else:
                 self.infer_bindings(decl.is_rec, decl.bindings, env)
 
@@ -820,7 +827,9 @@ def check_prelude(module: ast.Module, modules: ModuleScope) -> CheckedPrelude:
     inferencer = Inferencer()
     env = Scope({name: inferencer.primitive_scheme(name) for name in PRIMITIVE_TYPES})
     inferencer.declarations(module.declarations, env)
-    return CheckedPrelude(module, inferencer.typing, env.snapshot(), inferencer.decls, modules)
+    # what checked the library's functors is not kept (nor cached): no later stage reads it
+    kept = replace(module, declarations=tuple(d for d in module.declarations if not isinstance(d, ast.CheckOnly)))
+    return CheckedPrelude(kept, inferencer.typing, env.snapshot(), inferencer.decls, modules)
 
 
 def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, DataTypes]:

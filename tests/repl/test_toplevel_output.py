@@ -67,6 +67,11 @@ PHRASES = [
     ("List.to_seq [1];;", "- : int Seq.t = <fun>\n"),
     ("(Buffer.create 1, Hashtbl.create 1);;", "- : Buffer.t * ('_weak3, '_weak4) Hashtbl.t = (<abstr>, <abstr>)\n"),
     ("Result.get_ok (Ok 1);;", "- : int = 1\n"),
+    ("Bytes.of_string \"a\\n\";;", "- : bytes = Bytes.of_string \"a\\n\"\n"),
+    ("[Some (Bytes.make 2 'x')];;", "- : bytes option list = [Some (Bytes.of_string \"xx\")]\n"),
+    ("Random.State.make [|1|];;", "- : Random.State.t = <abstr>\n"),
+    ("Random.State.int (Random.State.make [|1|]) 100;;", "- : int = 44\n"),
+    ("Printexc.to_string (Failure \"x\");;", "- : string = \"Failure(\\\"x\\\")\"\n"),
 ]
 
 
@@ -92,3 +97,11 @@ def test_the_expected_answers_are_ocamls_own():
     output = done.stdout.split("\n", 2)[2]  # after OCaml's banner
     answers = output.split(f"{separator}\n- : unit = ()\n")
     assert answers[:len(PHRASES)] == [expected for _, expected in PHRASES]
+
+
+def test_a_structure_given_to_a_functor_is_no_module_of_the_session():
+    session = Session()
+    session.phrase("module type S = sig type t val x : t end;;")
+    session.phrase("module F (X : S) = struct let y = X.x let z = 3 end;;")
+    answer = session.phrase("module A = F (struct type t = int let x = 4 end);;")
+    assert answer == "module A : sig val y : int val z : int end\n"  # as OCaml's toplevel answers
