@@ -410,13 +410,13 @@ def _module_of(declaration: ast.Declaration) -> str | None:
 
 def _continues(declarations: list[ast.Declaration], start: int, module: str) -> bool:
     """Whether the (top-level) module's members go on after declarations that name nothing
-    (a module's `let () = ...`, a signature's checks) or the session's own code."""
+    (a module's `let () = ...`, a signature's or a functor's checks) or the session's own code."""
     for position in range(start, len(declarations)):  # no copy of the rest per member
         d = declarations[position]
         owner = _module_of(d)
         if owner is not None and owner.partition(".")[0] == module:
             return True
-        if not (isinstance(d, ast.SignatureCheck)
+        if not (isinstance(d, (ast.SignatureCheck, ast.CheckOnly))
                 or isinstance(d, ast.LetDecl) and (not _bound_vars(d) or _is_session_code(d))):
             return False
     return False

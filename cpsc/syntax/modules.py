@@ -279,7 +279,7 @@ class _Elaborator:
                 flat = _qualified(path, item.name)
                 self.out.append(ast.ValueSpec(flat, _Renamer(self, scope).type(item.type), item.span))
                 scope.values[item.name] = env.values[item.name] = flat
-            elif isinstance(item, m.SigType):  # an abstract type: a type of its own
+            elif isinstance(item, m.SigType):  # each abstract type a type of its own
                 opaque = ast.ConstructorDecl("Fl_described'", (), span)
                 definitions = tuple(replace(d, constructors=(opaque,), abbreviation=None) if d.name in item.abstract
                                     else d for d in item.declaration.definitions)

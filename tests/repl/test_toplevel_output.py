@@ -105,3 +105,10 @@ def test_a_structure_given_to_a_functor_is_no_module_of_the_session():
     session.phrase("module F (X : S) = struct let y = X.x let z = 3 end;;")
     answer = session.phrase("module A = F (struct type t = int let x = 4 end);;")
     assert answer == "module A : sig val y : int val z : int end\n"  # as OCaml's toplevel answers
+
+
+def test_a_functor_inside_a_module_does_not_split_its_report():
+    session = Session()
+    session.phrase("module type S = sig type t end;;")
+    answer = session.phrase("module M = struct let x = 1 module F (X : S) = struct let z = 0 end let y = 2 end;;")
+    assert answer.count("module M") == 1 and "val x : int" in answer and "val y : int" in answer
