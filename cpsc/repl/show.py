@@ -187,7 +187,7 @@ def _constructor(c: ast.ConstructorDecl) -> str:
 
 
 def _type_definition(keyword: str, d: ast.TypeDef, indent: str) -> str:
-    head = f"{keyword} {_applied(list(d.params), d.name)}"
+    head = f"{keyword} {_applied(list(d.params), display_name(d.name))}"
     if d.abbreviation is not None:
         return f"{head} = {type_expr(d.abbreviation)}"
     if d.fields:
@@ -241,6 +241,7 @@ def module_type_text(module_type: Any) -> str:
         return module_type.path
     if isinstance(module_type, m.ModuleTypeWith):
         constraints = " and ".join(f"type {_applied(list(c.params), c.path)} = {type_expr(c.type)}"
+                                   if isinstance(c, m.WithType) else f"module {c.path} = {c.module}"
                                    for c in module_type.constraints)
         return f"{module_type_text(module_type.base)} with {constraints}"
     if isinstance(module_type, m.FunctorType):

@@ -93,11 +93,24 @@ class WithType:
 
 
 @dataclass(frozen=True, slots=True)
+class WithModule:
+    """`with module M = P` (M may be qualified: `with module M.N = P`): the types of S's M
+    are P's."""
+
+    path: str
+    module: str
+    span: Span
+
+
+Constraint = Union[WithType, WithModule]
+
+
+@dataclass(frozen=True, slots=True)
 class ModuleTypeWith:
-    """`S with type t = ... and type u = ...`."""
+    """`S with type t = ... and module M = P`."""
 
     base: ModuleType
-    constraints: tuple[WithType, ...]
+    constraints: tuple[Constraint, ...]
     span: Span
 
 

@@ -17,6 +17,7 @@ core declarations give it. A `Scope` is what the names mean at one point of the 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Union
@@ -76,10 +77,13 @@ class Scope(Members):
     declared: bool = False
     # the top-level module items of the text last elaborated in it (for the toplevel's answers)
     reports: list[ModuleReport] = field(default_factory=list)
+    # the functors applied to module paths so far, for applications of the same functor to the
+    # same module to give the same types (`_Elaborator.application`)
+    applications: dict[Any, Application] = field(default_factory=dict)
 
     def copy(self) -> Scope:
         return Scope(dict(self.values), dict(self.types), dict(self.constructors), dict(self.modules),
-                     dict(self.module_types), self.declared)
+                     dict(self.module_types), self.declared, applications=dict(self.applications))
 
 
 @dataclass
@@ -104,6 +108,40 @@ ModuleValue = Union[Env, FunctorValue]
 
 
 @dataclass
+class Application:
+    """The first application of a functor to a module path: the names it gave the types it
+    declared, by where they were declared (`_Applying.key`), which a later application of the
+    same functor to the same module gives its own (OCaml's functors are applicative:
+    `Set.Make(String).t` is one type). Its values are its own: a functor's body may have effects,
+    run again by each application. `functor` and `argument` are kept for their identities."""
+
+    functor: ModuleValue
+    argument: ModuleValue
+    names: dict[tuple[str, int], Any]
+    result: ModuleValue
+
+
+@dataclass
+class _Applying:
+    """A functor application being elaborated: its declarations' names are `names[key]` (found
+    there when an earlier application of the same functor to the same module declared them)."""
+
+    path: str
+    names: dict[tuple[str, int], Any]
+    occurrences: dict[str, int] = field(default_factory=dict)
+
+    def key(self, flat: str) -> tuple[str, int]:
+        """Where a declaration is in the application, the same in every application: its flat
+        name relative to the application's path, with the numbers of anonymous modules left out
+        (and how many times that name was declared before)."""
+        relative = flat[len(self.path) + 1:] if flat.startswith(self.path + ".") else flat
+        relative = re.sub(r"'\d+", "'", relative)
+        occurrence = self.occurrences.get(relative, 0)
+        self.occurrences[relative] = occurrence + 1
+        return relative, occurrence
+
+
+@dataclass
 class SignatureValue:
     """A module type and the scope its names are resolved in."""
 
@@ -114,7 +152,7 @@ class SignatureValue:
 def elaborate(declarations: tuple[Any, ...], scope: Scope) -> list[Any]:
     """The core declarations of a compilation unit's items; `scope` (the prelude's modules and
     what earlier toplevel phrases declared) is updated with what they declare."""
-    elaborator = _Elaborator()
+    elaborator = _Elaborator(scope.applications)
     elaborator.structure_items(declarations, scope, Env())
     scope.declared = scope.declared or has_module_items(declarations)
     scope.reports = [ModuleReport(item, scope.modules[item.name] if isinstance(item, m.ModuleDecl)
@@ -135,9 +173,12 @@ class _Undescribed(Exception):
 
 
 class _Elaborator:
-    def __init__(self) -> None:
+    def __init__(self, applications: dict[Any, Application]) -> None:
         self.out: list[Any] = []
         self.fresh = itertools.count(1)
+        self.applications = applications
+        # the functor applications being elaborated, outermost first
+        self.applying: list[_Applying] = []
         # inside a functor's body: every node is made anew, since inference keys its facts by
         # node and each application of the functor is a program of its own
         self.instantiating = 0
@@ -158,7 +199,10 @@ class _Elaborator:
                 value = self.module_expr(item.module, scope, _qualified(env.path, item.name))
                 scope.modules[item.name] = env.modules[item.name] = value
             elif isinstance(item, m.ModuleTypeDecl):
-                scope.module_types[item.name] = env.module_types[item.name] = SignatureValue(item.type, scope.copy())
+                signature = SignatureValue(item.type, scope.copy())
+                if not isinstance(item.type, m.FunctorType):
+                    self.signature_items(signature, item.span)  # what it names exists, as OCaml checks
+                scope.module_types[item.name] = env.module_types[item.name] = signature
             elif isinstance(item, m.OpenDecl):
                 self.structure(item.path, scope, item.span).merge_into(scope)
             elif isinstance(item, m.IncludeDecl):
@@ -188,17 +232,22 @@ class _Elaborator:
 
     def type_declaration(self, decl: ast.TypeDecl, scope: Scope, env: Env) -> None:
         flat = {d.name: _qualified(env.path, d.name) for d in decl.definitions}
-        inner = scope.copy()
-        inner.types.update(flat)  # the definitions of a `type ... and ...` name each other
-        renamer = _Renamer(self, inner)
-        definitions = tuple(replace(d, name=flat[d.name],
-                                    constructors=tuple(replace(c, args=tuple(renamer.type(a) for a in c.args))
-                                                       for c in d.constructors),
-                                    fields=tuple(replace(f, type=renamer.type(f.type)) for f in d.fields),
-                                    abbreviation=None if d.abbreviation is None else renamer.type(d.abbreviation))
-                            for d in decl.definitions)
-        self.out.append(replace(decl, definitions=definitions, module=env.path or decl.module))
         constructors = {c.name: _qualified(env.path, c.name) for d in decl.definitions for c in d.constructors}
+        earlier = self.applicative(flat[decl.definitions[0].name], (flat, constructors))
+        if earlier is not None:  # the types an earlier application declared, under names of its own
+            earlier_flat, constructors = earlier
+            definitions = tuple(_alias(d, flat[d.name], earlier_flat[d.name]) for d in decl.definitions)
+        else:
+            inner = scope.copy()
+            inner.types.update(flat)  # the definitions of a `type ... and ...` name each other
+            renamer = _Renamer(self, inner)
+            definitions = tuple(replace(d, name=flat[d.name],
+                                        constructors=tuple(replace(c, args=tuple(renamer.type(a) for a in c.args))
+                                                           for c in d.constructors),
+                                        fields=tuple(replace(f, type=renamer.type(f.type)) for f in d.fields),
+                                        abbreviation=None if d.abbreviation is None else renamer.type(d.abbreviation))
+                                for d in decl.definitions)
+        self.out.append(replace(decl, definitions=definitions, module=env.path or decl.module))
         for target in (scope, env):
             target.types.update(flat)
             target.constructors.update(constructors)
@@ -231,20 +280,53 @@ class _Elaborator:
 
     def application(self, expr: m.Apply, scope: Scope, path: str) -> ModuleValue:
         """`F (A)`: F's body, elaborated with its parameter bound to A as F's signature for it
-        sees it, its declarations named under `path` (the name the result is bound to)."""
+        sees it, its declarations named under `path` (the name the result is bound to). When A
+        is a module path F was applied to before, the types are that application's."""
         functor = self.module_expr(expr.functor, scope, path)
         if not isinstance(functor, FunctorValue):
             raise CompileError(expr.functor.span, "This module is not a functor; it has no parameter")
         argument = self.module_expr(expr.argument, scope, f"{path}'{next(self.fresh)}")
+        key = self.path_key(expr, scope)
+        earlier = None if key is None else self.applications.get(key)
+        if earlier is not None and isinstance(earlier.result, FunctorValue):
+            return earlier.result  # `F (A)` of a curried F: a functor, made once
         parameter = self.ascribe(argument, SignatureValue(functor.parameter.type, functor.scope), expr.argument.span,
                                  seal=False)
         body_scope = functor.scope.copy()
         body_scope.modules[functor.parameter.name] = parameter
+        names = {} if earlier is None else earlier.names
         self.instantiating += 1
+        self.applying.append(_Applying(path, names))
         try:
-            return self.module_expr(functor.body, body_scope, path)
+            result = self.module_expr(functor.body, body_scope, path)
         finally:
             self.instantiating -= 1
+            self.applying.pop()
+        if key is not None and earlier is None and not self.checking:
+            self.applications[key] = Application(functor, argument, names, result)
+        return result
+
+    def path_key(self, expr: m.ModuleExpr, scope: Scope) -> Any:
+        """What the module an extended path (`A.B`, `F (A)`, `F (G (A)) (B)`) denotes is
+        known by, the same for each of its applications; None for other module expressions."""
+        if isinstance(expr, m.ModulePath):
+            return id(self.module(expr.path, scope, expr.span))
+        if isinstance(expr, m.Apply):
+            functor, argument = self.path_key(expr.functor, scope), self.path_key(expr.argument, scope)
+            return None if functor is None or argument is None else (functor, argument)
+        return None
+
+    def applicative(self, flat: str, names: Any) -> Any:
+        """Inside a functor application, the names an earlier application of the same functor
+        to the same module gave the declaration of the types `flat` (else None: the
+        declaration's own, `names`, are recorded for the applications it is in, except in a
+        functor's check, whose declarations are dropped)."""
+        keys = [(applying, applying.key(flat)) for applying in self.applying]
+        found = next((applying.names[key] for applying, key in keys if key in applying.names), None)
+        if not self.checking:
+            for applying, key in keys:
+                applying.names.setdefault(key, names if found is None else found)
+        return found
 
     def check_functor(self, functor: FunctorValue, path: str, span: Span) -> None:
         """Type-check a functor's body once with each parameter as its signature describes it
@@ -350,7 +432,7 @@ class _Elaborator:
         if isinstance(module_type, m.ModuleTypeWith):
             items = self.signature_items(SignatureValue(module_type.base, signature.scope), span)
             for constraint in module_type.constraints:
-                items = [_with_type(item, constraint) for item in items]
+                items = self.constrained(items, constraint, signature.scope)
             return items
         if isinstance(module_type, m.FunctorType):
             raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: a functor type is not a signature")
@@ -361,6 +443,49 @@ class _Elaborator:
             else:
                 out.append(item)
         return out
+
+    def constrained(self, items: list[Any], constraint: m.Constraint, scope: Scope) -> list[Any]:
+        """A signature's items with a `with` constraint applied to the one it names (an error if
+        none does, as in OCaml); `with type M.t = e` and `with module M.N = P` apply to the
+        module specification M's type."""
+        head, dot, rest = constraint.path.partition(".")
+        for index, item in enumerate(items):
+            constrained: m.ModuleType
+            if dot and isinstance(item, m.SigModule) and item.name == head:
+                inner = replace(constraint, path=rest)
+                constrained = m.ModuleTypeWith(item.type, (inner,), constraint.span)
+            elif not dot and isinstance(constraint, m.WithType) and isinstance(item, m.SigType) \
+                    and any(d.name == head for d in item.declaration.definitions):
+                return [*items[:index], _with_type(item, constraint), *items[index + 1:]]
+            elif not dot and isinstance(constraint, m.WithModule) and isinstance(item, m.SigModule) \
+                    and item.name == head:
+                constrained = self.with_module(item, constraint, scope)
+            else:
+                continue
+            return [*items[:index], replace(item, type=constrained), *items[index + 1:]]
+        raise CompileError(constraint.span, f"The signature constrained by `with' has no component named {head}")
+
+    def with_module(self, item: m.SigModule, constraint: m.WithModule, scope: Scope) -> m.ModuleType:
+        """`module M : T` under `with module M = P`: T with each of its types (its modules'
+        too) made P's, after checking that P is a T."""
+        module = self.module(constraint.module, scope, constraint.span)
+        try:
+            self.ascribe(module, SignatureValue(item.type, scope), constraint.span, seal=False)
+        except CompileError as error:
+            raise CompileError(error.span, f"In this `with' constraint, the new definition of {constraint.path}\n"
+                               "       does not match its original definition in the constrained signature:\n"
+                               "       " + error.message.removeprefix(_ERROR_PREFIX)) from None
+        constraints: list[m.Constraint] = []
+        for inner in self.signature_items(SignatureValue(item.type, scope), constraint.span):
+            if isinstance(inner, m.SigType):
+                constraints.extend(
+                    m.WithType(d.params, d.name, ast.TyName(f"{constraint.module}.{d.name}",
+                                                            tuple(ast.TyVar(p, d.span) for p in d.params), d.span),
+                               constraint.span)
+                    for d in inner.declaration.definitions)
+            elif isinstance(inner, m.SigModule) and not isinstance(inner.type, m.FunctorType):
+                constraints.append(m.WithModule(inner.name, f"{constraint.module}.{inner.name}", constraint.span))
+        return m.ModuleTypeWith(item.type, tuple(constraints), constraint.span) if constraints else item.type
 
     def module_type(self, path: str, scope: Scope, span: Span) -> SignatureValue:
         module_path, _, name = path.rpartition(".")
@@ -379,7 +504,7 @@ class _Elaborator:
                 flat = self.member(module.types, module, definition.name, "type", span)
                 view.inside.types[definition.name] = flat
                 if view.seal and definition.name in item.abstract:
-                    flat = self.abstract_type(flat, definition, span)
+                    flat = self.abstract_type(flat, definition, module, span)
                     view.sealed = True
                 else:
                     for constructor in definition.constructors:
@@ -412,9 +537,14 @@ class _Elaborator:
             flat = sealed
         view.seen.values[item.name] = flat
 
-    def abstract_type(self, flat: str, definition: ast.TypeDef, span: Span) -> str:
-        """The abstract type a signature makes of the module's type `flat`."""
+    def abstract_type(self, flat: str, definition: ast.TypeDef, module: Env, span: Span) -> str:
+        """The abstract type a signature makes of `module`'s type `flat` (in a functor
+        application, an alias of the one an earlier application made, if any)."""
         sealed = f"{flat}/abstract{next(self.fresh)}"
+        earlier = self.applicative(f"{module.path}.{definition.name}/abstract", sealed)
+        if earlier is not None:
+            self.out.append(ast.TypeDecl((_alias(definition, sealed, earlier),), span, module.path))
+            return sealed
         params = tuple(ast.TyVar(p, span) for p in definition.params)
         self.out.append(ast.AbstractType(sealed, definition.params, ast.TyName(flat, params, span), span))
         return sealed
@@ -422,16 +552,21 @@ class _Elaborator:
     def member(self, table: dict[str, str], module: Env, name: str, kind: str, span: Span) -> str:
         if name in table:
             return table[name]
-        if module.library:
+        if module.library and kind == "value":  # (its primitives: the type checker knows which there are)
             return f"{module.path}.{name}"
         raise CompileError(span, f"{_ERROR_PREFIX}The {kind} `{name}' is required but not provided")
 
 
-def _with_type(item: Any, constraint: m.WithType) -> Any:
-    """`S with type t = e` on one of S's items: its abstract `t` made `e` (a manifest type is
-    not sealed)."""
-    if not (isinstance(item, m.SigType) and any(d.name == constraint.path for d in item.declaration.definitions)):
-        return item
+def _alias(definition: ast.TypeDef, name: str, original: str) -> ast.TypeDef:
+    """`type name = original` (with definition's parameters)."""
+    params = tuple(ast.TyVar(p, definition.span) for p in definition.params)
+    return ast.TypeDef(name, definition.params, definition.span,
+                       abbreviation=ast.TyName(original, params, definition.span))
+
+
+def _with_type(item: m.SigType, constraint: m.WithType) -> m.SigType:
+    """`S with type t = e` on S's item declaring t: its abstract `t` made `e` (a manifest type
+    is not sealed)."""
     definitions = tuple(replace(d, abbreviation=constraint.type) if d.name == constraint.path else d
                         for d in item.declaration.definitions)
     return m.SigType(replace(item.declaration, definitions=definitions), item.abstract - {constraint.path})
@@ -498,8 +633,8 @@ class _Renamer:
         raise CompileError(span, f"Unbound value {name}")
 
     def constructor(self, name: str, span: Span) -> str:
-        if "." not in name:
-            return name
+        if "." not in name:  # (the type checker's `C` is the `C` declared last: not always this)
+            return self.scope.constructors.get(name, name)
         path, _, member = name.rpartition(".")
         module = self.elaborator.structure(path, self.scope, span)
         if member in module.constructors:

@@ -128,7 +128,6 @@ _OUTSIDE_FL = re.compile(r"""
   | (?P<variants>`[A-Za-z])
   | (?P<labels>(?<![~\w])~[a-z_][\w']*+(?!:)|\?[a-z_(])
   | (?P<lazy>\blazy\b)
-  | (?P<module_constraints>\bwith\s+module\b)
   | (?P<other>\b(?:external|constraint)\b)
 """, re.VERBOSE)
 
@@ -159,7 +158,6 @@ _OUTSIDE_FL_MESSAGES = {
     "recursive_modules": "recursive modules (`module rec`) are not part of FL",
     "module_type_of": "`module type of` is not part of FL",
     "first_class_modules": "first-class modules are not part of FL",
-    "module_constraints": "`with module` constraints are not supported by cpsc yet",
     "local_exceptions": "local exceptions (`let exception E in ...`) are not supported by cpsc yet",
     "variants": "polymorphic variants are not part of FL",
     "labels": "labelled parameters, punned labels and optional arguments are not part of FL"
@@ -437,12 +435,15 @@ class _ToAst:
         parameters: list[m.FunctorParameter] = list(parts[:-1])
         return _curried(parameters, parts[-1], m.FunctorType, self._span((keyword, parts[-1])))  # type: ignore[arg-type]
 
-    def module_type_with(self, base: m.ModuleType, *constraints: m.WithType) -> m.ModuleTypeWith:
+    def module_type_with(self, base: m.ModuleType, *constraints: m.Constraint) -> m.ModuleTypeWith:
         return m.ModuleTypeWith(base, constraints, self._span((base, constraints[-1])))
 
     def with_constraint(self, keyword: Token, *parts: Any) -> m.WithType:
         params, name, rest = self._typedef_head(parts)
         return m.WithType(params, _without_stdlib(str(name)), rest[-1], self._span((keyword, rest[-1])))
+
+    def with_module(self, keyword: Token, path: _Path, module: _Path) -> m.WithModule:
+        return m.WithModule(path.name, module.name, self._span((keyword, module)))
 
     def signature(self, keyword: Token, *items: Any) -> m.Signature:
         return m.Signature(tuple(items[:-1]), self._span((keyword, items[-1])))

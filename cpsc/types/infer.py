@@ -40,7 +40,7 @@ from cpsc.types.types import (
 
 # The library's types by their qualified names (a program's modules declare theirs by their
 # flat names, `M.t`: `cpsc.syntax.modules`)
-_LIBRARY_TYPES = {"Hashtbl.t": "fl_hashtbl", "Array.t": "array", "List.t": "list", "String.t": "string",
+LIBRARY_TYPES = {"Hashtbl.t": "fl_hashtbl", "Array.t": "array", "List.t": "list", "String.t": "string",
                   "Char.t": "char", "Stdlib.ref": "ref", "Stdlib.option": "option", "Option.t": "option",
                   "Stdlib.result": "result", "Result.t": "result", "Int.t": "int", "Bool.t": "bool",
                   "Float.t": "float", "Stack.t": "fl_stack", "Queue.t": "fl_queue", "Buffer.t": "fl_buffer"}
@@ -49,7 +49,7 @@ _LIBRARY_TYPES = {"Hashtbl.t": "fl_hashtbl", "Array.t": "array", "List.t": "list
 def unqualified_type_name(name: str) -> str:
     """The type a qualified name declares: the library's (`Hashtbl.t`) by their internal names,
     a program's modules' by their flat names, as written (`M.t`)."""
-    return _LIBRARY_TYPES.get(name, name)
+    return LIBRARY_TYPES.get(name, name)
 
 
 @dataclass(frozen=True)
@@ -765,7 +765,11 @@ class Inferencer:
 
     def signature_check(self, check: ast.SignatureCheck, env: Scope[Scheme]) -> None:
         """A value ascribed a signature has a type at least as general as the signature's: its
-        instance unifies with the signature's type, whose variables are held rigid."""
+        instance unifies with the signature's type, whose variables are held rigid. (A library
+        module's members are known here, not to the module language: one may be missing.)"""
+        if check.value not in env:
+            raise CompileError(check.span, f"Signature mismatch:\n       The value `{check.name}' is required "
+                               "but not provided")
         actual, _ = self.instantiate(env[check.value])
         variables: dict[str, TVar] = {}
         expected = self.type_of_annotation(check.type, variables)

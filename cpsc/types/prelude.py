@@ -73,11 +73,17 @@ def _library_modules() -> dict[str, modules.ModuleValue]:
     members["Printf"] = set(PRINTF_MEMBERS)  # functions of the syntax (`cpsc.syntax.printf`)
     found: dict[str, modules.ModuleValue] = {}
     for name, value in checked_prelude().modules.modules.items():
-        found[name] = dataclasses.replace(value, library=True) if isinstance(value, modules.Env) else value
+        found[name] = dataclasses.replace(value, library=True, values=dict(value.values), types=dict(value.types)) \
+            if isinstance(value, modules.Env) else value
     for name, names in members.items():
         env = found.setdefault(name, modules.Env(path=name, library=True))
         assert isinstance(env, modules.Env)
         env.values.update((member, f"{name}.{member}") for member in names if member not in env.values)
+    for qualified in infer.LIBRARY_TYPES:  # the types the type checker gives the library (`Int.t`)
+        name, _, member = qualified.partition(".")
+        library = found.get(name)
+        if isinstance(library, modules.Env):
+            library.types.setdefault(member, qualified)
     return found
 
 
