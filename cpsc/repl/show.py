@@ -9,10 +9,12 @@ around a value that needs them as a constructor's argument (`Some (Some 1)`, `So
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
+from cpsc.syntax.diagnostics import CompileError
+from cpsc.syntax.modules import FunctorValue, Scope, signature_items
 from cpsc.types.datatypes import DataType, DataTypes, display_name
 from cpsc.types.types import TCon, TVar, Type, resolve, show
 
@@ -215,24 +217,88 @@ def exception_declaration(decl: ast.ExceptionDecl) -> str:
     return "exception " + _constructor(ast.ConstructorDecl(decl.name, decl.args, decl.span))
 
 
-def module_signature(name: str, items: list[str]) -> str:
-    """`module M : sig val x : int end`, or one item a line when that is too long."""
-    line = f"module {name} : sig {' '.join(items)} end" if items else f"module {name} : sig end"
-    if len(line) <= MARGIN and not any("\n" in item for item in items):
-        return line
-    return f"module {name} :\n  sig\n" + "".join(f"    {item}\n" for item in items) + "  end"
+# The longest line OCaml's toplevel writes a signature on (its margin, 80, less what Format
+# keeps for the box it closes)
+SIGNATURE_LINE = 77
+
+# An item of a signature being shown: its text, or a module's name and items
+Member = Union[str, list]
+
+
+def module_signature(name: str, members: list[Member], indent: int = 0) -> str:
+    """`module M : sig val x : int end` at column `indent`; when that is too long, `sig ...
+    end` on a line of its own; when that is too, one item a line (a member module laid out
+    the same way, deeper)."""
+    return _signature_block(f"module {name} :", [_member(member, indent + 4) for member in members], indent)
+
+
+def _member(member: Member, indent: int) -> str:
+    return member if isinstance(member, str) else module_signature(member[0], member[1], indent)
+
+
+def _signature_block(head: str, items: list[str], indent: int) -> str:
+    """`head sig ... end`, broken as OCaml breaks it (the first line at column `indent`)."""
+    sig = f"sig {' '.join(items)} end" if items else "sig end"
+    flat = not any("\n" in item for item in items)
+    if flat and indent + len(head) + 1 + len(sig) <= SIGNATURE_LINE:
+        return f"{head} {sig}"
+    inner = " " * (indent + 2)
+    if flat and len(inner) + len(sig) <= SIGNATURE_LINE:
+        return f"{head}\n{inner}{sig}"
+    return f"{head}\n{inner}sig\n" + "".join(f"{inner}  {item}\n" for item in items) + f"{inner}end"
 
 
 def module_type_declaration(name: str, module_type: Any) -> str:
-    """`module type S = sig ... end` (a `cpsc.syntax.module_ast.ModuleType`), one item a line
-    when that is too long, as OCaml's toplevel prints it."""
+    """`module type S = sig ... end` (a `cpsc.syntax.module_ast.ModuleType`), broken as
+    OCaml's toplevel breaks it when it is too long."""
     if isinstance(module_type, m.Signature):
-        items = [_signature_item(item) for item in module_type.items]
-        line = f"module type {name} = sig {' '.join(items)} end" if items else f"module type {name} = sig end"
-        if len(line) <= MARGIN and not any("\n" in item for item in items):
-            return line
-        return f"module type {name} =\n  sig\n" + "".join(f"    {item}\n" for item in items) + "  end"
+        return _signature_block(f"module type {name} =", [_signature_item(item) for item in module_type.items], 0)
     return f"module type {name} = {module_type_text(module_type)}"
+
+
+def functor_parameters(functor: FunctorValue) -> tuple[list[m.FunctorParameter], m.ModuleExpr]:
+    """A (curried) functor's parameters and its body."""
+    parameters, body = [functor.parameter], functor.body
+    while isinstance(body, m.Functor):
+        parameters.append(body.parameter)
+        body = body.body
+    return parameters, body
+
+
+def result_signature(module_type: m.ModuleType, scope: Scope) -> str | list[Member]:
+    """A functor's result signature as OCaml's toplevel shows it: a named one by its name, any
+    other by its items (`with` constraints applied, includes expanded)."""
+    if isinstance(module_type, m.ModuleTypePath):
+        return module_type.path
+    try:
+        return [_signature_item(item) for item in signature_items(module_type, scope)]
+    except CompileError:
+        return module_type_text(module_type)
+
+
+def functor_signature(name: str, parameters: list[m.FunctorParameter], result: str | list[Member],
+                      indent: int = 0) -> str:
+    """`module F : functor (X : S) (Y : T) -> sig ... end` at column `indent`, broken as
+    OCaml's toplevel breaks it when it is too long: after the colon, then after the arrow,
+    then as a signature is."""
+    head = "functor " + " ".join(f"({p.name} : {module_type_text(p.type)})" for p in parameters) + " ->"
+    at = " " * indent
+    if isinstance(result, str):
+        text = result
+    else:
+        items = [_member(member, indent + 6) for member in result]
+        text = f"sig {' '.join(items)} end" if items else "sig end"
+        if "\n" in text:
+            return (f"module {name} :\n{at}  {head}\n{at}    sig\n" + "".join(f"{at}      {item}\n" for item in items)
+                    + f"{at}    end")
+    if indent + len(f"module {name} : {head} {text}") <= SIGNATURE_LINE:
+        return f"module {name} : {head} {text}"
+    if indent + len(f"  {head} {text}") <= SIGNATURE_LINE:
+        return f"module {name} :\n{at}  {head} {text}"
+    if isinstance(result, str) or indent + len(f"    {text}") <= SIGNATURE_LINE:
+        return f"module {name} :\n{at}  {head}\n{at}    {text}"
+    return (f"module {name} :\n{at}  {head}\n{at}    sig\n" + "".join(f"{at}      {item}\n" for item in items)
+            + f"{at}    end")
 
 
 def module_type_text(module_type: Any) -> str:

@@ -24,8 +24,11 @@ from cpsc.repl.show import (
     PREFIX,
     ValuePrinters,
     exception_declaration,
+    functor_parameters,
+    functor_signature,
     module_signature,
     module_type_declaration,
+    result_signature,
     type_declaration,
     type_expr,
 )
@@ -33,7 +36,7 @@ from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, SourceFiles, render, terminal_text
 from cpsc.syntax.module_ast import Constrained, ModuleDecl, ModulePath, ModuleTypeDecl, ModuleTypePath
-from cpsc.syntax.modules import Env, ModuleReport, Scope
+from cpsc.syntax.modules import Env, FunctorValue, ModuleReport, Scope
 from cpsc.syntax.parser import parse_module
 from cpsc.to_cps.convert import cps_convert
 from cpsc.types.infer import Typing
@@ -91,7 +94,7 @@ class Toplevel:
             shown.append(_guarded(declaration) if id(declaration) in own else declaration)
             if report:
                 shown.extend(self._parse(report, "<repl>"))
-        lines = self._module_lines(scope.reports, kept)
+        lines = self._module_lines(scope.reports, kept, checked)
         if lines:
             shown.extend(self._parse(lines, "<repl>"))
         outcome = self._run(shown, file)
@@ -143,13 +146,19 @@ class Toplevel:
                 continue
             report = shown.get(top)
             visible = _visible(report.value) if report is not None and isinstance(report.value, Env) else None
-            for item in self._signature_items(declaration, checked, visible):
+            if isinstance(declaration, ast.CheckOnly):  # a functor the module defines
+                functor = _functor_named(report.value if report is not None else None, declaration.functor)
+                items = [] if functor is None else [self._functor_signature(
+                    declaration.functor.rpartition(".")[2], functor, declaration, checked, 4 * module.count(".") + 4)]
+            else:
+                items = self._signature_items(declaration, checked, visible)
+            for item in items:
                 _add_member(members, module.split(".")[1:], _relative(item, module))
             if _continues(declarations, index + 1, top):
                 reports.append("")
             else:
                 named = report is not None and _signature_name(report)
-                line = f"module {top} : {named}" if named else module_signature(top, _rendered(members))
+                line = f"module {top} : {named}" if named else module_signature(top, members)
                 reports.append(_print_line(line))
                 members = []
         return reports
@@ -172,7 +181,8 @@ class Toplevel:
                     for var in _bound_vars(declaration) if values is None or var.name in values]
         return []
 
-    def _module_lines(self, modules: list[ModuleReport], declarations: list[ast.Declaration]) -> str:
+    def _module_lines(self, modules: list[ModuleReport], declarations: list[ast.Declaration],
+                      checked: Checked) -> str:
         """What the toplevel says of the phrase's modules that declare nothing of their own:
         module types, aliases, functors."""
         owners = {m_.partition(".")[0] for m_ in map(_module_of, declarations) if m_}
@@ -184,9 +194,32 @@ class Toplevel:
                 lines.append(module_type_declaration(report.item.name, report.item.type))
             elif isinstance(report.item.module, ModulePath):
                 lines.append(f"module {report.item.name} = {report.item.module.path}")
+            elif isinstance(report.value, FunctorValue):
+                check = next((d for d in declarations
+                              if isinstance(d, ast.CheckOnly) and d.functor == report.item.name), None)
+                lines.append(self._functor_signature(report.item.name, report.value, check, checked))
             elif _signature_name(report):
                 lines.append(f"module {report.item.name} : {_signature_name(report)}")
         return "".join(_print_line(line) for line in lines)
+
+    def _functor_signature(self, name: str, functor: FunctorValue, check: ast.CheckOnly | None, checked: Checked,
+                           indent: int = 0) -> str:
+        """`module F : functor (X : S) -> sig ... end` (at column `indent`): the result's
+        signature as given, or as the functor's check inferred it, each parameter's types
+        `X.t`."""
+        parameters, body = functor_parameters(functor)
+        if isinstance(body, Constrained):
+            return functor_signature(name, parameters, result_signature(body.type, functor.scope), indent)
+        members: list[Any] = []
+        inside = f"{check.functor if check is not None else name}'checked"
+        visible = _visible(functor.checked) if functor.checked is not None else None
+        for declaration in check.declarations if check is not None else ():
+            module = _module_of(declaration)
+            if module is not None and (module + ".").startswith(inside + "."):
+                for item in self._signature_items(declaration, checked, visible):
+                    _add_member(members, module[len(inside):].split(".")[1:], _relative(_relative(item, module), inside))
+        functor_path = check.functor if check is not None else name
+        return functor_signature(name, parameters, _parameters_named(members, functor_path), indent)
 
     def type_of(self, text: str) -> str:
         """`- : t` for an expression, without running it."""
@@ -371,7 +404,7 @@ def _print_line(text: str) -> str:
 
 def _relative(item: str, module: str) -> str:
     """A signature item as OCaml shows it inside the module: its own names unqualified."""
-    return re.sub(rf"(?<![\w.']){re.escape(module)}\.(?=[a-z_])", "", item)
+    return re.sub(rf"(?<![\w.']){re.escape(module)}\.(?=[A-Za-z_])", "", item)
 
 
 def _visible(env: Env) -> tuple[set[str], set[str]]:
@@ -394,8 +427,18 @@ def _signature_name(report: ModuleReport) -> str | None:
     return None
 
 
+def _functor_named(module: Any, path: str) -> FunctorValue | None:
+    """The functor `path` (`M.N.F`) names in the top-level module `module` (M)."""
+    for name in path.split(".")[1:]:
+        module = module.modules.get(name) if isinstance(module, Env) else None
+    return module if isinstance(module, FunctorValue) else None
+
+
 def _module_of(declaration: ast.Declaration) -> str | None:
-    """The module a (flattened) declaration came from, if any."""
+    """The module a (flattened) declaration came from, if any (a functor's check: the module
+    the functor is in)."""
+    if isinstance(declaration, ast.CheckOnly):
+        return declaration.functor.rpartition(".")[0] or None
     if isinstance(declaration, (ast.TypeDecl, ast.ExceptionDecl)):
         return declaration.module
     if isinstance(declaration, ast.AbstractType):
@@ -433,8 +476,12 @@ def _add_member(members: list[Any], path: list[str], item: str) -> None:
     _add_member(members[-1][1], path[1:], item)
 
 
-def _rendered(members: list[Any]) -> list[str]:
-    return [m_ if isinstance(m_, str) else f"module {m_[0]} : sig {' '.join(_rendered(m_[1]))} end" for m_ in members]
+def _parameters_named(members: list[Any], functor: str) -> list[Any]:
+    """Members of a functor's checked body, its parameters' types named as OCaml names them
+    (`X.t`, not the check's `F(X).t`)."""
+    pattern = rf"(?<![\w.']){re.escape(functor)}\(([A-Z][\w']*)\)\."
+    return [re.sub(pattern, r"\1.", m_) if isinstance(m_, str) else [m_[0], _parameters_named(m_[1], functor)]
+            for m_ in members]
 
 
 def _is_session_code(declaration: ast.LetDecl) -> bool:

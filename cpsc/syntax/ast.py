@@ -475,10 +475,12 @@ class ValueSpec:
 class CheckOnly:
     """Declarations that are type-checked and then dropped: a functor's body, elaborated once
     with its parameters as their signatures describe them (`cpsc.syntax.modules`), so that an
-    error in it is reported even where no application reaches it, as OCaml reports it."""
+    error in it is reported even where no application reaches it, as OCaml reports it.
+    `functor` is the functor's flat name (`M.F`)."""
 
     declarations: tuple[Declaration, ...]
     span: Span
+    functor: str = ""
 
 
 Declaration = Union[LetDecl, TypeDecl, ExceptionDecl, SignatureCheck, AbstractType, ValueSpec, CheckOnly]

@@ -102,6 +102,8 @@ class FunctorValue:
     parameter: m.FunctorParameter
     body: m.ModuleExpr
     scope: Scope
+    # its body as its check elaborated it (`_Elaborator.check_functor`): what it lets be seen
+    checked: Env | None = None
 
 
 ModuleValue = Union[Env, FunctorValue]
@@ -159,6 +161,12 @@ def elaborate(declarations: tuple[Any, ...], scope: Scope) -> list[Any]:
                                   else scope.module_types[item.name])
                      for item in declarations if isinstance(item, (m.ModuleDecl, m.ModuleTypeDecl))]
     return elaborator.out
+
+
+def signature_items(module_type: m.ModuleType, scope: Scope) -> list[Any]:
+    """The items of a module type read in `scope`: named ones looked up, includes expanded,
+    `with` constraints applied."""
+    return _Elaborator({}).signature_items(SignatureValue(module_type, scope), module_type.span)
 
 
 def has_module_items(declarations: tuple[Any, ...]) -> bool:
@@ -346,10 +354,11 @@ class _Elaborator:
                 except (CompileError, _Undescribed):
                     return
                 value = self.module_expr(value.body, body_scope, f"{path}'checked")
+            functor.checked = value
         finally:
             checked, self.out = self.out, saved
             self.checking, self.instantiating = False, self.instantiating - 1
-        self.out.append(ast.CheckOnly(tuple(checked), span))
+        self.out.append(ast.CheckOnly(tuple(checked), span, path))
 
     def described(self, signature: SignatureValue, path: str, span: Span) -> Env:
         """A module with just what `signature` lists, to check a functor's body with: its

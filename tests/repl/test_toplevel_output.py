@@ -72,6 +72,41 @@ PHRASES = [
     ("Random.State.make [|1|];;", "- : Random.State.t = <abstr>\n"),
     ("Random.State.int (Random.State.make [|1|]) 100;;", "- : int = 38\n"),
     ("Printexc.to_string (Failure \"x\");;", "- : string = \"Failure(\\\"x\\\")\"\n"),
+    # Functors' signatures, and signatures too long for a line, broken where OCaml breaks them.
+    ("module type ORD = sig type t val compare : t -> t -> int end;;",
+     "module type ORD = sig type t val compare : t -> t -> int end\n"),
+    ("module Twice (X : ORD) = struct let twice x = X.compare x x end;;",
+     "module Twice : functor (X : ORD) -> sig val twice : X.t -> int end\n"),
+    ("module Lex (X : ORD) (Y : ORD) = struct type t = X.t * Y.t\n"
+     "  let compare (a, b) (c, d) = match X.compare a c with 0 -> Y.compare b d | n -> n end;;",
+     "module Lex :\n  functor (X : ORD) (Y : ORD) ->\n"
+     "    sig type t = X.t * Y.t val compare : X.t * Y.t -> X.t * Y.t -> int end\n"),
+    ("module Named (X : ORD) : ORD = struct type t = X.t list let compare = compare end;;",
+     "module Named : functor (X : ORD) -> ORD\n"),
+    ("module Same (X : ORD) : ORD with type t = X.t = X;;",
+     "module Same :\n  functor (X : ORD) -> sig type t = X.t val compare : t -> t -> int end\n"),
+    ("module Many (X : sig val n : int end) = struct let y = X.n + 1 let z = \"a\" let w = [1] "
+     "let v = (fun x -> x) let u = 1.5 end;;",
+     "module Many :\n  functor (X : sig val n : int end) ->\n    sig\n      val y : int\n      val z : string\n"
+     "      val w : int list\n      val v : 'a -> 'a\n      val u : float\n    end\n"),
+    ("module Error (X : ORD) = struct exception E of X.t type 'a r = { a : 'a; b : X.t } end;;",
+     "module Error :\n  functor (X : ORD) ->\n    sig exception E of X.t type 'a r = { a : 'a; b : X.t; } end\n"),
+    ("module Width = struct let aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa = 1 let b = 2 end;;",
+     "module Width :\n  sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end\n"),
+    ("module Deep = struct module S = struct let aaaaaaaaaaaaaaaaaaaaaaaa = 1 "
+     "let bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb = \"x\" end let c = 2 end;;",
+     "module Deep :\n  sig\n    module S :\n      sig\n        val aaaaaaaaaaaaaaaaaaaaaaaa : int\n"
+     "        val bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb : string\n      end\n    val c : int\n  end\n"),
+    ("module InM = struct module F (X : ORD) = struct let x = 1 end let y = 2 end;;",
+     "module InM :\n  sig module F : functor (X : ORD) -> sig val x : int end val y : int end\n"),
+    ("module InN = struct let a = 1 module G (X : ORD) (Y : ORD) = struct type t = X.t * Y.t\n"
+     "  let compare (a, b) (c, d) = match X.compare a c with 0 -> Y.compare b d | n -> n end end;;",
+     "module InN :\n  sig\n    val a : int\n    module G :\n      functor (X : ORD) (Y : ORD) ->\n        sig\n"
+     "          type t = X.t * Y.t\n          val compare : X.t * Y.t -> X.t * Y.t -> int\n        end\n  end\n"),
+    ("module OnlyF = struct module F (X : ORD) = struct let x = 1 end end;;",
+     "module OnlyF : sig module F : functor (X : ORD) -> sig val x : int end end\n"),
+    ("module type WIDE = sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end;;",
+     "module type WIDE =\n  sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end\n"),
 ]
 
 
