@@ -263,11 +263,26 @@ def compile_match(match: ast.Match, datatypes: DataTypes) -> CompiledMatch:
     missing = None if match.reraise or root.type.name == "exn" else _missing_example(tree, root, datatypes)
     if missing is not None:
         example, behind_guard = missing
+        if example.startswith("Fl_value' "):  # a `match` with exception cases: its value's
+            example = _unwrapped(example.removeprefix("Fl_value' "))
         notes = [f"here is an example of a case that is not matched: {example}"]
         if behind_guard:
             notes.append("however, some guarded clause may match this value")
         warnings.insert(0, CompileError(match.span, "this pattern-matching is not exhaustive", tuple(notes)))
     return CompiledMatch(tree, root, tuple(warnings))
+
+
+def _unwrapped(argument: str) -> str:
+    """A constructor's argument as an example of its own: without the parentheses around it,
+    unless it is a tuple."""
+    if not (argument.startswith("(") and argument.endswith(")")):
+        return argument
+    depth = 0
+    for char in argument[1:-1]:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(char, 0)
+        if depth == 0 and char == ",":
+            return argument
+    return argument[1:-1]
 
 
 def _unused_cases(match: ast.Match, tree: Tree) -> list[CompileError]:

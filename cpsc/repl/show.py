@@ -94,11 +94,11 @@ class ValuePrinters:
             self.bodies.append(f"{self.named[key]} p v = {self._body(t)}")
         return self.named[key]
 
-    def exception_hook(self, constructor: str, args: tuple[Type, ...]) -> str:
+    def exception_hook(self, constructor: str, args: tuple[Type, ...], shown: str = "") -> str:
         """FL that teaches the exn printer the exception `constructor` just declared (its
-        source name, `M.E` in a module): the exn type is open, so each declaration adds a case
-        in front of the printer it had."""
-        case = self._case(constructor, list(args), "")
+        source name, `M.E` in a module; a local exception's is `shown`): the exn type is
+        open, so each declaration adds a case in front of the printer it had."""
+        case = self._case(constructor, list(args), "", shown)
         return (f"let () = let {PREFIX}_before = !{PREFIX}_exn_hook in {PREFIX}_exn_hook := "
                 f"(fun p v -> match v with {case} | _ -> {PREFIX}_before p v)\n")
 
@@ -127,8 +127,9 @@ class ValuePrinters:
                                                         _qualifier(datatype.name))
                                             for c in datatype.constructors)
 
-    def _case(self, name: str, args: list[Type], qualifier: str) -> str:
+    def _case(self, name: str, args: list[Type], qualifier: str, shown: str = "") -> str:
         constructor = qualifier + name
+        name = shown or name
         if not args:
             return f'{constructor} -> "{name}"'
         names = [f"x{i}" for i in range(len(args))]

@@ -123,7 +123,7 @@ class Toplevel:
             if isinstance(d, ast.ExceptionDecl):
                 printers = ValuePrinters(checked.datatypes)  # type: ignore[arg-type]
                 name = f"{d.module}.{d.name}" if d.module else d.name
-                hook = printers.exception_hook(name, hooks[id(d)])
+                hook = printers.exception_hook(name, hooks[id(d)], d.shown)
                 out.extend(self._parse(printers.declarations() + hook, "<repl>"))
         return out
 
@@ -248,8 +248,8 @@ class Toplevel:
         """FL source that prints what OCaml's toplevel says after `declaration`."""
         if isinstance(declaration, ast.TypeDecl):
             return _print_line(type_declaration(declaration))
-        if isinstance(declaration, ast.ExceptionDecl):
-            return _print_line(exception_declaration(declaration))
+        if isinstance(declaration, ast.ExceptionDecl):  # (not a local one: OCaml says nothing of it)
+            return "" if declaration.shown else _print_line(exception_declaration(declaration))
         if not isinstance(declaration, ast.LetDecl) or _is_session_code(declaration):
             return ""
         printers = ValuePrinters(checked.datatypes)  # type: ignore[arg-type]

@@ -430,12 +430,15 @@ class TypeDecl:
 
 @dataclass(frozen=True, slots=True)
 class ExceptionDecl:
-    """`exception E [of t1 * ... * tn]`, declared in `module` (top level: None)."""
+    """`exception E [of t1 * ... * tn]`, declared in `module` (top level: None). A local one
+    (`let exception E in e`) is declared before the top-level declaration it is in, under a
+    name of its own (`E'local1`), and `shown` as E."""
 
     name: str
     args: tuple[TypeExpr, ...]
     span: Span
     module: str | None = None
+    shown: str = ""
 
 
 @dataclass(frozen=True, slots=True)

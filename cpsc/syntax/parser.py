@@ -12,6 +12,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -124,7 +125,6 @@ _OUTSIDE_FL = re.compile(r"""
   | (?P<recursive_modules>\bmodule\s+rec\b)
   | (?P<module_type_of>\bmodule\s+type\s+of\b)
   | (?P<first_class_modules>\(\s*(?:module|val)\b)
-  | (?P<local_exceptions>\blet\s+exception\b)
   | (?P<variants>`[A-Za-z])
   | (?P<labels>(?<![~\w])~[a-z_][\w']*+(?!:)|\?[a-z_(])
   | (?P<lazy>\blazy\b)
@@ -158,7 +158,6 @@ _OUTSIDE_FL_MESSAGES = {
     "recursive_modules": "recursive modules (`module rec`) are not part of FL",
     "module_type_of": "`module type of` is not part of FL",
     "first_class_modules": "first-class modules are not part of FL",
-    "local_exceptions": "local exceptions (`let exception E in ...`) are not supported by cpsc yet",
     "variants": "polymorphic variants are not part of FL",
     "labels": "labelled parameters, punned labels and optional arguments are not part of FL"
               " (only `~label:e` arguments to String.starts_with and String.ends_with are)",
@@ -324,6 +323,9 @@ class _ToAst:
         self.module_expressions = False
         # the modules that qualified value and type names begin with (`Bytes` of `Bytes.make`)
         self.qualifiers: set[str] = set()
+        # local exceptions (`let exception`) to declare before the declaration they are in
+        self.hoisted: list[ast.ExceptionDecl] = []
+        self.local_exceptions = 0
 
     def _qualified(self, name: str) -> str:
         if "." in name:
@@ -525,9 +527,17 @@ class _ToAst:
     def inline_record(self, name: Token, opening: Token) -> ast.ConstructorDecl:
         raise CompileError(self._span((name, opening)), "inline records (`C of { ... }`) are not supported by cpsc yet")
 
-    def exception_case(self, keyword: Token) -> ast.Case:
-        raise CompileError(self._tok_span(keyword), "exception cases (`match ... with exception E -> ...`) "
-                           "are not supported by cpsc yet")
+    def exception_case(self, keyword: Token, pattern: ast.Pattern, *rest: ast.Expr) -> _ExceptionCase:
+        guard = rest[0] if len(rest) == 2 else None
+        return _ExceptionCase(ast.Case(pattern, guard, rest[-1], self._span((keyword, rest[-1]))))
+
+    def let_exception(self, keyword: Token, decl: ast.ExceptionDecl, body: ast.Expr) -> ast.Expr:
+        """`let exception E in body`: E is declared before the top-level declaration this is
+        in (`hoisted`), under a name no other exception has, which body's `E`s are made."""
+        self.local_exceptions += 1
+        unique = f"{decl.name}'local{self.local_exceptions}"
+        self.hoisted.append(replace(decl, name=unique, shown=decl.name))
+        return _ConstructorRenamer(decl.name, unique).node(body)
 
     def gadt_constr(self, name: Token, type_expr: ast.TypeExpr) -> ast.ConstructorDecl:
         raise CompileError(self._span((name, type_expr)), "GADTs (constructors declared with a type) are not part of FL")
@@ -540,7 +550,11 @@ class _ToAst:
     def toplevel_expr(self, expr: ast.Expr, *separators: Token) -> _TopLevelItem:
         span = expr.span
         declaration = ast.LetDecl(False, (ast.Binding(ast.PWild(span), expr, span),), span)
-        return _TopLevelItem([declaration], bool(separators), span, expression=True)
+        return _TopLevelItem([*self._take_hoisted(), declaration], bool(separators), span, expression=True)
+
+    def _take_hoisted(self) -> list[ast.Declaration]:
+        hoisted, self.hoisted = self.hoisted, []
+        return list(hoisted)
 
     def declaration(self, decl: Any, *separators: Token) -> _TopLevelItem:
         declarations = decl if isinstance(decl, list) else [decl]
@@ -550,10 +564,12 @@ class _ToAst:
         is_rec, bindings = self._rec_bindings(parts)
         span = self._span(parts)
         functions, values = ast.split_recursive_values(bindings) if is_rec else (bindings, ())
+        declarations = self._take_hoisted()
         if values:
-            split: list[ast.Declaration] = [ast.LetDecl(True, functions, span)] if functions else []
-            return split + [ast.LetDecl(False, values, span)]
-        return ast.LetDecl(is_rec, bindings, span)
+            if functions:
+                declarations.append(ast.LetDecl(True, functions, span))
+            return declarations + [ast.LetDecl(False, values, span)]
+        return declarations + [ast.LetDecl(is_rec, bindings, span)] if declarations else ast.LetDecl(is_rec, bindings, span)
 
     def _rec_bindings(self, parts: tuple[Any, ...]) -> tuple[bool, tuple[ast.Binding, ...]]:
         is_rec = any(isinstance(p, Token) and p.type == "REC" for p in parts)
@@ -624,16 +640,23 @@ class _ToAst:
             body = ast.Fun(param, body, span)
         return body
 
-    def match(self, keyword: Token, scrutinee: ast.Expr, cases: tuple[ast.Case, ...]) -> ast.Expr:
-        return ast.Match(scrutinee, cases, self._span((keyword, cases[-1])))
+    def match(self, keyword: Token, scrutinee: ast.Expr, cases: tuple[Any, ...]) -> ast.Expr:
+        span = self._span((keyword, cases[-1]))
+        if not any(isinstance(c, _ExceptionCase) for c in cases):
+            return ast.Match(scrutinee, cases, span)
+        if all(isinstance(c, _ExceptionCase) for c in cases):
+            raise CompileError(span, "None of the patterns in this 'match' expression match values.")
+        return _match_with_exceptions(scrutinee, cases, span)
 
     def function(self, keyword: Token, cases: tuple[ast.Case, ...]) -> ast.Expr:
         """`function cases` is `fun x -> match x with cases` (x a name no program can write)."""
         span = self._span((keyword, cases[-1]))
+        _no_exception_cases(cases)
         arg = "%arg"
         return ast.Fun(ast.PVar(arg, span), ast.Match(ast.Var(arg, span), cases, span), span)
 
     def try_with(self, keyword: Token, body: ast.Expr, cases: tuple[ast.Case, ...]) -> ast.Expr:
+        _no_exception_cases(cases)
         span = self._span((keyword, cases[-1]))
         handler = ast.Match(ast.Var(ast.EXCEPTION_VAR, span), cases, span, reraise=True)
         return ast.Try(body, handler, span)
@@ -1003,6 +1026,78 @@ def _unqualified_constructor(name: str) -> str:
     """`M.C` as the type checker knows it: `M.C` for a module's constructor, `C` for the
     prelude's (`Stdlib.None`)."""
     return _without_stdlib(name)
+
+
+class _ExceptionCase:
+    """`| exception p -> e`, a case of a `match` only."""
+
+    def __init__(self, case: ast.Case) -> None:
+        self.case = case
+        self.span = case.span
+
+
+def _no_exception_cases(cases: tuple[Any, ...]) -> None:
+    for case in cases:
+        if isinstance(case, _ExceptionCase):
+            raise CompileError(case.span, "Exception patterns are not allowed in this position.")
+
+
+# What the scrutinee of a `match` with exception cases gave: `'a fl_outcome'` in the prelude
+_VALUE, _RAISED = "Fl_value'", "Fl_raised'"
+
+
+def _match_with_exceptions(scrutinee: ast.Expr, cases: tuple[Any, ...], span: Span) -> ast.Expr:
+    """`match e with p -> a | exception q -> b` is `match (try Fl_value' e with x -> Fl_raised'
+    x) with Fl_value' p -> a | Fl_raised' q -> b | Fl_raised' x -> raise x`: only e is in the
+    try, as OCaml has it, and an exception no case matches goes on up."""
+    raised = ast.Var("%raised", span)
+    handler = ast.Match(ast.Var(ast.EXCEPTION_VAR, span),
+                        (ast.Case(ast.PVar(raised.name, span), None, ast.Construct(_RAISED, (raised,), span), span),),
+                        span, reraise=True)
+    outcome = ast.Try(ast.Construct(_VALUE, (scrutinee,), scrutinee.span), handler, span)
+    wrapped = []
+    for case in cases:
+        constructor, inner = (_RAISED, case.case) if isinstance(case, _ExceptionCase) else (_VALUE, case)
+        wrapped.append(replace(inner, pattern=ast.PConstruct(constructor, (inner.pattern,), inner.pattern.span)))
+    handlers = [c.case for c in cases if isinstance(c, _ExceptionCase)]
+    if not any(h.guard is None and _catches_all(h.pattern) for h in handlers):
+        reraise = ast.App(ast.Var("raise", span), raised, span)
+        wrapped.append(ast.Case(ast.PConstruct(_RAISED, (ast.PVar(raised.name, span),), span), None, reraise, span))
+    return ast.Match(outcome, tuple(wrapped), span)
+
+
+def _catches_all(pattern: ast.Pattern) -> bool:
+    if isinstance(pattern, (ast.PWild, ast.PVar)):
+        return True
+    if isinstance(pattern, ast.PAlias):
+        return _catches_all(pattern.pattern)
+    return isinstance(pattern, ast.PAnnot) and _catches_all(pattern.pattern)
+
+
+class _ConstructorRenamer:
+    """Makes a name's constructors (in expressions and patterns) another's: those of a local
+    exception, in its scope. A `let exception` of the same name inside was renamed first."""
+
+    def __init__(self, old: str, new: str) -> None:
+        self.old, self.new = old, new
+
+    def node(self, value: Any) -> Any:
+        if isinstance(value, tuple):
+            items = tuple(self.node(v) for v in value)
+            return value if all(a is b for a, b in zip(items, value)) else items
+        if not hasattr(value, "__dataclass_fields__") or isinstance(value, Span):
+            return value
+        changes = {}
+        for name in value.__dataclass_fields__:
+            if name in ("span", "ty", "tree"):
+                continue
+            child = getattr(value, name)
+            new = self.node(child)
+            if new is not child:
+                changes[name] = new
+        if isinstance(value, (ast.Construct, ast.PConstruct)) and value.name == self.old:
+            changes["name"] = self.new
+        return replace(value, **changes) if changes else value
 
 
 class _TopLevelItem:

@@ -315,7 +315,9 @@ class Inferencer:
         unit = self.unit_name if self.unit_name is not None else (None if predefined else "Stdlib")
         qualified = ".".join(part for part in (unit, decl.module, name) if part)
         self.register_constructor(name, decl.module, key)
-        self.decls.datatypes.add_exception(key, name, args, qualified + key[len(name):])
+        # (a local exception is shown unqualified, as OCaml's native code shows it)
+        shown = decl.shown or qualified + key[len(name):]
+        self.decls.datatypes.add_exception(key, decl.shown or name, args, shown)
 
     def register_constructor(self, name: str, module: str | None, key: str) -> None:
         """`C` names the constructor declared last, and `M.C` the one module M declares (two
