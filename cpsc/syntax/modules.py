@@ -26,7 +26,7 @@ from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span
-from cpsc.syntax.printf import PRINTERS, printf_expression
+from cpsc.syntax.printf import printf_application
 
 
 @dataclass
@@ -690,8 +690,9 @@ class _Renamer:
             return e if name == e.name and not self.fresh else ast.Var(name, e.span)
         if isinstance(e, ast.App):  # `printf "..."` after `open Printf`: as `Printf.printf "..."`
             function, argument = self.expr(e.function, bound), self.expr(e.argument, bound)
-            if isinstance(function, ast.Var) and function.name in PRINTERS and e.function is not function:
-                return printf_expression(function, argument, e.span)
+            expanded = printf_application(function, argument, e.span) if e.function is not function else None
+            if expanded is not None:
+                return expanded
             return e if function is e.function and argument is e.argument and not self.fresh else \
                 replace(e, function=function, argument=argument)
         if isinstance(e, ast.Construct):

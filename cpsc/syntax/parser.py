@@ -28,7 +28,7 @@ from cpsc.syntax.diagnostics import CompileError, Span, too_deep
 from cpsc.syntax.labels import Labelled, apply_labelled
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.modules import Env, Scope, elaborate, has_module_items
-from cpsc.syntax.printf import PRINTERS, printf_expression
+from cpsc.syntax.printf import printf_application
 
 
 @functools.cache
@@ -820,9 +820,8 @@ class _ToAst:
         span = self._span((function, argument))
         if isinstance(function, ast.Construct) and not function.args:
             return ast.Construct(function.name, (argument,), span)  # `C e`: a constructor's argument
-        if isinstance(function, ast.Var) and function.name in PRINTERS:
-            return printf_expression(function, argument, span)
-        return ast.App(function, argument, span)
+        expanded = printf_application(function, argument, span)
+        return ast.App(function, argument, span) if expanded is None else expanded
 
     def labelled(self, label: Token, value: ast.Expr) -> Labelled:
         return Labelled(str(label)[1:-1], value, self._span((label, value)))

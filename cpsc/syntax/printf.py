@@ -1,9 +1,14 @@
-"""`Printf.printf`, `Printf.sprintf` and `Printf.eprintf` with a literal format, typed from the
-format as OCaml does, by rewriting at parse time: `Printf.printf "x=%d %s\\n"` is
+"""The Printf functions with a literal format, typed from the format as OCaml does, by
+rewriting at parse time: `Printf.printf "x=%d %s\\n"` is
 
-    fun %fmt1 -> fun %fmt2 -> print_string ("x=" ^ fl_format_int "%d" %fmt1 ^ " " ^ ...)
+    fun %fmt1 -> fun %fmt2 -> output_string stdout "x="; output_string stdout (fl_format_int "%d" %fmt1); ...
 
-so each conversion's argument gets the type of its formatting primitive (`%d` an int, `%s` a
+and `Printf.sprintf` joins the same pieces into one string (`bprintf` adds them to a buffer,
+`ksprintf k` gives the string to k, `ifprintf` makes none). `%!` flushes the channel, `%t` and
+`%a` call the function given with the channel (the buffer, or () where a string is made);
+`%*d` and `%.*f` take the width or precision as arguments first.
+
+So each conversion's argument gets the type of its formatting primitive (`%d` an int, `%s` a
 string...) and partial application works as in OCaml. The primitives format one value as C's
 printf does (as OCaml's Printf does, through it), with OCaml's own conversions (`%S %C %B %F`)
 beside; `cpsc.semantics.formatting` gives their meaning, which the runtime repeats in C.
@@ -12,22 +17,32 @@ beside; `cpsc.semantics.formatting` gives their meaning, which the runtime repea
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
 
-PRINTERS = {"Printf.printf": "print_string", "Printf.eprintf": "prerr_string", "Printf.sprintf": None}
+# The printers, each by how its output is made: written to a channel (`printf` to stdout), a
+# string (`sprintf`), added to a buffer (`bprintf`), given to a continuation (`ksprintf`) or
+# dropped (`ifprintf`). Those of the second group take their target before the format.
+_DIRECT = {"Printf.printf": ("channel", "stdout"), "Printf.eprintf": ("channel", "stderr"),
+           "Printf.sprintf": ("string", None)}
+_TARGETED = {"Printf.fprintf": "channel", "Printf.bprintf": "buffer", "Printf.ksprintf": "continuation",
+             "Printf.kprintf": "continuation", "Printf.ifprintf": "ignored"}
+PRINTERS = frozenset(_DIRECT) | frozenset(_TARGETED)
 PRINTF_MEMBERS = frozenset(name.partition(".")[2] for name in PRINTERS)  # for `open Printf`
 
-_CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*)(?:\.([0-9]*))?([a-zA-Z%])")
+_CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*|\*)(?:\.([0-9]*|\*))?([a-zA-Z%!])")
 # conversion -> the primitive that formats its argument
 _PRIMITIVE = {**{c: "fl_format_int" for c in "diuxXo"}, **{c: "fl_format_float" for c in "feEgGF"},
               "s": "fl_format_string", "S": "fl_format_string", "c": "fl_format_char", "C": "fl_format_char",
               "b": "fl_format_string", "B": "fl_format_string"}
+_OWN = {"%": "%", "!": "flush", "a": "a", "t": "t"}  # conversions that format no value of their own
 
 
 def parse_format(text: str, span: Span) -> list[str | tuple[str, str]]:
-    """Literal pieces and (spec, conversion) pairs, e.g. `("%-5d", "d")`."""
+    """Literal pieces and (spec, conversion) pairs, e.g. `("%-5d", "d")`, `("%*d", "d")`,
+    `("%!", "!")`."""
     pieces: list[str | tuple[str, str]] = []
     position = 0
     while True:
@@ -37,7 +52,7 @@ def parse_format(text: str, span: Span) -> list[str | tuple[str, str]]:
         if start > position:
             pieces.append(text[position:start])
         match = _CONVERSION.match(text, start)
-        if match is None or match.group(4) not in _PRIMITIVE and match.group(4) != "%":
+        if match is None or match.group(4) not in _PRIMITIVE and match.group(4) not in _OWN:
             raise CompileError(span, f"invalid or unsupported conversion in the format {text!r}")
         if match.group(4) == "%":
             pieces.append("%")
@@ -49,37 +64,127 @@ def parse_format(text: str, span: Span) -> list[str | tuple[str, str]]:
     return pieces
 
 
-def printf_expression(function: ast.Var, fmt: ast.Expr, span: Span) -> ast.Expr:
-    """The expression `Printf.xprintf fmt` stands for (see the module docstring)."""
-    if not (isinstance(fmt, ast.Const) and fmt.kind == "string"):
-        raise CompileError(fmt.span, f"the format of {function.name} must be a literal string")
-    params: list[str] = []
-    parts: list[ast.Expr] = []
-    for piece in parse_format(str(fmt.value), fmt.span):
-        if isinstance(piece, str):
-            parts.append(ast.Const(piece, "string", fmt.span))
-            continue
-        spec, conversion = piece
-        param = f"%fmt{len(params) + 1}"
-        params.append(param)
-        value: ast.Expr = ast.Var(param, fmt.span)
+def printf_application(function: ast.Expr, argument: ast.Expr, span: Span) -> ast.Expr | None:
+    """What `function argument` stands for when it gives a Printf function its format
+    (`Printf.printf fmt`, `Printf.fprintf oc fmt`), else None."""
+    if isinstance(function, ast.Var) and function.name in _DIRECT:
+        kind, target = _DIRECT[function.name]
+        return _Expansion(kind, None if target is None else ast.Var(target, span), span).of(argument)
+    if isinstance(function, ast.App) and isinstance(function.function, ast.Var) \
+            and function.function.name in _TARGETED:
+        return _Expansion(_TARGETED[function.function.name], function.argument, span).of(argument)
+    return None
+
+
+class _Expansion:
+    """`Printf.xprintf [target] fmt` as FL: a function of each conversion's arguments whose
+    body makes the output piece by piece (see the module docstring)."""
+
+    def __init__(self, kind: str, target: ast.Expr | None, span: Span) -> None:
+        self.kind, self.span = kind, span
+        # the target, bound once before the arguments are taken (as OCaml evaluates it first)
+        self.target = None if target is None else ast.Var("%printf_target", span)
+        self.target_value = target
+        self.params: list[str] = []
+
+    def param(self) -> ast.Expr:
+        name = f"%fmt{len(self.params) + 1}"
+        self.params.append(name)
+        return ast.Var(name, self.span)
+
+    def of(self, fmt: ast.Expr) -> ast.Expr:
+        if not (isinstance(fmt, ast.Const) and fmt.kind == "string"):
+            raise CompileError(fmt.span, "the format of a Printf function must be a literal string")
+        pieces: list[Any] = []  # strings, and actions of their own (`_Action`)
+        for piece in parse_format(str(fmt.value), fmt.span):
+            if isinstance(piece, str):
+                pieces.append(ast.Const(piece, "string", fmt.span))
+            else:
+                pieces.extend(self.conversion(*piece))
+        body = self.output(pieces)
+        for param in reversed(self.params):
+            body = ast.Fun(ast.PVar(param, fmt.span), body, self.span)
+        if self.target is not None and self.target_value is not None:
+            body = ast.Let(False, (ast.Binding(ast.PVar(self.target.name, self.span), self.target_value, self.span),),
+                           body, self.span)
+        return body
+
+    def conversion(self, spec: str, conversion: str) -> list[Any]:
+        """The pieces one conversion makes; its arguments become parameters in order."""
+        span = self.span
+        if conversion == "!":
+            return [_Action(_call("fl_flush", [self.target_or_unit()], span))] if self.kind == "channel" else []
+        if conversion in "at":
+            printer = self.param()
+            arguments = [printer] if conversion == "t" else [printer, self.param()]
+            if self.kind == "ignored":
+                return []
+            if self.kind in ("channel", "buffer"):
+                return [_Action(_call_expr(arguments[0], [self.target_or_unit(), *arguments[1:]], span))]
+            return [_call_expr(arguments[0], [ast.Const(None, "unit", span), *arguments[1:]], span)]
+        spec_expr: ast.Expr = ast.Const(spec, "string", span)
+        width, precision = "*" in spec.partition(".")[0], "*" in spec.partition(".")[2]
+        if width or precision:  # `%*d`, `%.*f`: the width and precision are arguments first
+            head, _, tail = spec.partition(".")
+            parts: list[ast.Expr] = []
+            for text, starred in ((head, width), ("." + tail if tail else "", precision)):
+                before, star, after = text.partition("*")
+                parts.append(ast.Const(before, "string", span))
+                if starred:
+                    parts.append(_call("string_of_int", [self.param()], span))
+                    parts.append(ast.Const(after, "string", span))
+            spec_expr = parts[0]
+            for part in parts[1:]:
+                spec_expr = _call("^", [spec_expr, part], span)
+        value = self.param()
         if conversion in "bB":  # a bool is formatted as its name
-            value = _call("string_of_bool", [value], fmt.span)
-            spec = spec[:-1] + "s"
-        parts.append(_call(_PRIMITIVE[conversion], [ast.Const(spec, "string", fmt.span), value], fmt.span))
-    body = parts[0] if parts else ast.Const("", "string", fmt.span)
-    for part in parts[1:]:
-        body = _call("^", [body, part], span)
-    printer = PRINTERS[function.name]
-    if printer is not None:
-        body = _call(printer, [body], span)
-    for param in reversed(params):
-        body = ast.Fun(ast.PVar(param, fmt.span), body, span)
-    return body
+            value = _call("string_of_bool", [value], span)
+            spec_expr = _call("^", [_call("String.sub", [spec_expr, ast.Const(0, "int", span),
+                                                          _call("-", [_call("String.length", [spec_expr], span),
+                                                                      ast.Const(1, "int", span)], span)], span),
+                                    ast.Const("s", "string", span)], span) if width or precision else \
+                ast.Const(spec[:-1] + "s", "string", span)
+        return [_call(_PRIMITIVE[conversion], [spec_expr, value], span)]
+
+    def target_or_unit(self) -> ast.Expr:
+        return self.target if self.target is not None else ast.Const(None, "unit", self.span)
+
+    def output(self, pieces: list[Any]) -> ast.Expr:
+        """The body: the pieces written or added one by one, or joined into one string."""
+        span = self.span
+        if self.kind in ("channel", "buffer"):
+            write = "fl_output_string" if self.kind == "channel" else "fl_buffer_add_string"
+            steps = [p.action if isinstance(p, _Action) else _call(write, [self.target_or_unit(), p], span)
+                     for p in pieces]
+            body = steps[-1] if steps else ast.Const(None, "unit", span)
+            for step in reversed(steps[:-1]):
+                body = ast.Seq(step, body, span)
+            return body
+        strings = [p for p in pieces if not isinstance(p, _Action)]
+        text = strings[0] if strings else ast.Const("", "string", span)
+        for part in strings[1:]:
+            text = _call("^", [text, part], span)
+        if self.kind == "continuation":
+            return _call_expr(self.target_or_unit(), [text], span)
+        if self.kind == "ignored":
+            return ast.Const(None, "unit", span)
+        return text
+
+
+class _Action:
+    """A piece written to a channel that is an action of its own (`%!`, `%t`, `%a`)."""
+
+    def __init__(self, action: ast.Expr) -> None:
+        self.action = action
+        self.span = action.span
 
 
 def _call(name: str, args: list[ast.Expr], span: Span) -> ast.Expr:
-    expr: ast.Expr = ast.Var(name, span)
+    return _call_expr(ast.Var(name, span), args, span)
+
+
+def _call_expr(function: ast.Expr, args: list[ast.Expr], span: Span) -> ast.Expr:
+    expr = function
     for arg in args:
         expr = ast.App(expr, arg, span)
     return expr
