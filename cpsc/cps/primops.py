@@ -92,6 +92,17 @@ _add("random_seed", (UNIT,), TCon("array", (INT,)), "fl_random_seed", pure=False
 for _name, _t in [("int", INT), ("float", FLOAT), ("string", STRING), ("char", CHAR)]:
     _add(f"format_{_name}", (STRING, _t), STRING, f"fl_format_{_name}")  # one Printf conversion
 _add("at_eof", (UNIT,), BOOL, "fl_at_eof", pure=False)
+# Channels of files, by handle (0: stdin)
+_add("open_channel", (STRING, INT), INT, "fl_open_channel", pure=False)
+_add("channel_error", (UNIT,), STRING, "fl_channel_error", pure=False)
+_add("close_channel", (INT,), UNIT, "fl_close_channel", pure=False)
+_add("channel_write", (INT, STRING), UNIT, "fl_channel_write", pure=False)
+_add("channel_flush", (INT,), UNIT, "fl_channel_flush", pure=False)
+_add("channel_read_char", (INT,), INT, "fl_channel_read_char", pure=False)
+_add("channel_at_eof", (INT,), BOOL, "fl_channel_at_eof", pure=False)
+_add("channel_read_line", (INT,), STRING, "fl_channel_read_line", pure=False)
+_add("remove_file", (STRING,), BOOL, "fl_remove_file", pure=False)
+_add("file_exists", (STRING,), BOOL, "fl_file_exists", pure=False)
 
 
 @dataclass(frozen=True)

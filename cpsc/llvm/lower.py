@@ -39,6 +39,10 @@ RUNTIME = {
     "fl_format_int": (PTR, [PTR, I64]), "fl_format_float": (PTR, [PTR, F64]),
     "fl_format_string": (PTR, [PTR, PTR]), "fl_exn_to_string": (PTR, [PTR]), "fl_format_char": (PTR, [PTR, I8]),
     "fl_hash": (I64, [PTR, I64]), "fl_argv": (PTR, []), "fl_random_seed": (PTR, []), "fl_int_of_string_ok": (I64, [PTR]), "fl_float_of_string_ok": (I64, [PTR]), "fl_at_eof": (I64, []),
+    "fl_open_channel": (I64, [PTR, I64]), "fl_channel_error": (PTR, []), "fl_close_channel": (VOID, [I64]),
+    "fl_channel_write": (VOID, [I64, PTR]), "fl_channel_flush": (VOID, [I64]), "fl_channel_read_char": (I64, [I64]),
+    "fl_channel_at_eof": (I64, [I64]), "fl_channel_read_line": (PTR, [I64]),
+    "fl_remove_file": (I64, [PTR]), "fl_file_exists": (I64, [PTR]),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
     "tan": (F64, [F64]), "atan": (F64, [F64]), "ceil": (F64, [F64]), "log10": (F64, [F64]),
@@ -628,6 +632,12 @@ def _string_of_char_array(f: FunctionLowering, args: list[ll.Value], result: TCo
     return f.rt("fl_string_sub", args[0], I64(0), f.builder.load(args[0], typ=I64))
 
 
+def _effect(f: FunctionLowering, function: str, args: list[ll.Value]) -> ll.Value:
+    """A runtime call done for its effect: its result is ()."""
+    f.rt(function, *args)
+    return I8(0)
+
+
 DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]] = {
     "immediate": _immediate,
     "is_block": _is_block,
@@ -655,6 +665,16 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "hash": lambda f, a, r: f.rt("fl_hash", a[0], f.slot_bits(a[1])),
     "argv": lambda f, a, r: f.rt("fl_argv"),
     "random_seed": lambda f, a, r: f.rt("fl_random_seed"),
+    "open_channel": lambda f, a, r: f.rt("fl_open_channel", *a),
+    "channel_error": lambda f, a, r: f.rt("fl_channel_error"),
+    "close_channel": lambda f, a, r: _effect(f, "fl_close_channel", a),
+    "channel_write": lambda f, a, r: _effect(f, "fl_channel_write", a),
+    "channel_flush": lambda f, a, r: _effect(f, "fl_channel_flush", a),
+    "channel_read_char": lambda f, a, r: f.rt("fl_channel_read_char", *a),
+    "channel_at_eof": lambda f, a, r: f.truth(f.rt("fl_channel_at_eof", *a)),
+    "channel_read_line": lambda f, a, r: f.rt("fl_channel_read_line", *a),
+    "remove_file": lambda f, a, r: f.truth(f.rt("fl_remove_file", *a)),
+    "file_exists": lambda f, a, r: f.truth(f.rt("fl_file_exists", *a)),
     "format_int": lambda f, a, r: f.rt("fl_format_int", *a),
     "format_float": lambda f, a, r: f.rt("fl_format_float", *a),
     "format_string": lambda f, a, r: f.rt("fl_format_string", *a),

@@ -142,7 +142,7 @@ class ValuePrinters:
 def _printable(datatype: DataType) -> bool:
     """Types whose constructors or fields the program can name: the user's own, and the
     prelude's that OCaml shows (the others, as Hashtbl's, are abstract)."""
-    return not datatype.name.startswith(("fl_", "Fl_")) and datatype.name not in ("out_channel",)
+    return not datatype.name.startswith(("fl_", "Fl_")) and datatype.name not in ("out_channel", "in_channel")
 
 
 def _qualifier(type_name: str) -> str:

@@ -4,6 +4,7 @@
    The program runs on a thread with a large stack, so that deep (non-tail) recursion works; running
    off its end raises Stack_overflow (message on stderr, status 2) instead of crashing. */
 #define GC_THREADS
+#include <errno.h>
 #include <gc.h>
 #include <math.h>
 #include <pthread.h>
@@ -299,6 +300,99 @@ fl_string *fl_read_line(void) {
     fl_string *s = make_string(line ? line : "", n);
     free(line);
     return s;
+}
+
+/* Channels of files (open_in, open_out...), by handle: 0 is stdin, read with the functions
+   above; a handle is never reused (cpsc/semantics/channels.py does the same in Python). */
+static char *c_string(const fl_string *s) {  /* (a literal may not end in a NUL) */
+    char *copy = GC_malloc_atomic((size_t)s->length + 1);
+    memcpy(copy, s->bytes, (size_t)s->length);
+    copy[s->length] = 0;
+    return copy;
+}
+
+#define MAX_CHANNELS 4096
+static FILE *channels[MAX_CHANNELS];
+static int64_t channel_count = 1;
+static int last_channel_errno;
+
+int64_t fl_open_channel(fl_string *path, int64_t mode) {
+    static const char *modes[] = { "rb", "wb", "ab" };
+    if (channel_count >= MAX_CHANNELS) { last_channel_errno = EMFILE; return -1; }
+    FILE *file = fopen(c_string(path), modes[mode]);
+    if (file == NULL) { last_channel_errno = errno; return -1; }
+    channels[channel_count] = file;
+    return channel_count++;
+}
+
+fl_string *fl_channel_error(void) {
+    const char *message = strerror(last_channel_errno);
+    return make_string(message, (int64_t)strlen(message));
+}
+
+static FILE *channel(int64_t handle) {
+    return handle > 0 && handle < channel_count ? channels[handle] : NULL;
+}
+
+void fl_close_channel(int64_t handle) {
+    FILE *file = channel(handle);
+    if (file != NULL) { fclose(file); channels[handle] = NULL; }
+}
+
+void fl_channel_write(int64_t handle, fl_string *s) {
+    FILE *file = channel(handle);
+    if (file != NULL) fwrite(s->bytes, 1, (size_t)s->length, file);
+}
+
+void fl_channel_flush(int64_t handle) {
+    FILE *file = channel(handle);
+    if (file != NULL) fflush(file);
+}
+
+static FILE *reading(int64_t handle) {
+    if (handle == 0) { fl_flush(); return stdin; }
+    return channel(handle);
+}
+
+int64_t fl_channel_read_char(int64_t handle) {
+    FILE *file = reading(handle);
+    int c = file != NULL ? getc(file) : EOF;
+    return c == EOF ? -1 : c;
+}
+
+int64_t fl_channel_at_eof(int64_t handle) {
+    FILE *file = reading(handle);
+    if (file == NULL) return 1;
+    int c = getc(file);
+    if (c == EOF) return 1;
+    ungetc(c, file);
+    return 0;
+}
+
+fl_string *fl_channel_read_line(int64_t handle) {
+    FILE *file = reading(handle);
+    char *line = NULL;
+    size_t capacity = 0;
+    ssize_t n = file != NULL ? getline(&line, &capacity, file) : -1;
+    if (n < 0) n = 0;
+    if (n > 0 && line[n - 1] == '\n') n--;
+    fl_string *s = make_string(line ? line : "", n);
+    free(line);
+    return s;
+}
+
+int64_t fl_remove_file(fl_string *path) {
+    if (remove(c_string(path)) == 0) return 1;
+    last_channel_errno = errno;
+    return 0;
+}
+
+int64_t fl_file_exists(fl_string *path) { return access(c_string(path), F_OK) == 0; }
+
+/* At the program's end, as OCaml's at_exit flushes every channel. */
+static void flush_channels(void) {
+    for (int64_t handle = 1; handle < channel_count; handle++)
+        if (channels[handle] != NULL) fflush(channels[handle]);
 }
 
 /* Printf: one conversion (its spec as written, e.g. "%-5d") of one value, as OCaml's Printf
@@ -683,6 +777,7 @@ static void *run_program(void *program) {
     ((void (*)(void))program)();
     if (fl_exception != NULL) fl_uncaught(fl_exception);
     fl_flush();
+    flush_channels();
     return NULL;
 }
 

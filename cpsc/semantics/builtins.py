@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cpsc.semantics import channels
 from cpsc.semantics.formatting import format_value
 from cpsc.semantics.hashing import hash_value
 
@@ -50,6 +51,12 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "Char.code": "char -> int", "Char.chr": "int -> char",
     "raise": "exn -> 'a", "fl_int_of_string_ok": "string -> bool", "fl_float_of_string_ok": "string -> bool",
     "fl_at_eof": "unit -> bool",
+    # channels of files (cpsc.semantics.channels): a handle, 0 for stdin
+    "fl_open_channel": "string -> int -> int", "fl_channel_error": "unit -> string",
+    "fl_close_channel": "int -> unit", "fl_channel_write": "int -> string -> unit",
+    "fl_channel_flush": "int -> unit", "fl_channel_read_char": "int -> int",
+    "fl_channel_at_eof": "int -> bool", "fl_channel_read_line": "int -> string",
+    "fl_remove_file": "string -> bool", "fl_file_exists": "string -> bool",
     # Hashtbl.hash: monomorphisation gives each use the descriptor of its type (cpsc.semantics.hashing)
     "fl_hash": "'a -> int", "fl_hash_with": "string -> 'a -> int",
     "fl_argv": "unit -> string array", "fl_random_seed": "unit -> int array", "fl_exn_to_string": "exn -> string",
@@ -90,7 +97,7 @@ class ExceptionId:
 PREDEFINED_EXCEPTIONS: dict[str, ExceptionId] = {name: ExceptionId(name, kinds) for name, kinds in [
     ("Failure", "s"), ("Invalid_argument", "s"), ("Not_found", ""), ("Division_by_zero", ""),
     ("End_of_file", ""), ("Match_failure", "T"), ("Assert_failure", "T"),
-    ("Stack_overflow", "")]}
+    ("Stack_overflow", ""), ("Sys_error", "s")]}
 EXCEPTION_FORMATS = {"Match_failure", "Assert_failure"}  # their argument prints as (file, line, column)
 
 
@@ -425,4 +432,8 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "int_of_string": (1, int_of_string), "float_of_string": (1, float_of_string),
     "fl_int_of_string_ok": (1, lambda s: _succeeds(int_of_string, s)),
     "fl_float_of_string_ok": (1, lambda s: _succeeds(float_of_string, s)),
+    "fl_open_channel": (2, channels.open_channel), "fl_channel_error": (1, channels.channel_error),
+    "fl_close_channel": (1, channels.close_channel), "fl_channel_write": (2, channels.write),
+    "fl_channel_flush": (1, channels.flush), "fl_remove_file": (1, channels.remove_file),
+    "fl_file_exists": (1, channels.file_exists),
 }

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from cpsc import deep_stack
 from cpsc.deep_stack import call_with_deep_stack, with_recursion_limit
 from cpsc.semantics import builtins as b
+from cpsc.semantics import channels
 
 
 @dataclass
@@ -43,6 +44,14 @@ class Output(list):  # type: ignore[type-arg]
         self.pending = None
         return line[:-1] if line.endswith("\n") else line
 
+    def read_char(self) -> int:
+        """The next character's code, or -1 at the end."""
+        if self.at_eof():
+            return -1
+        assert self.pending is not None
+        char, self.pending = self.pending[0], self.pending[1:] or None
+        return ord(char)
+
 
 @dataclass
 class Machine:
@@ -52,7 +61,10 @@ class Machine:
 
     def finish(self, run: Callable[[], Any]) -> Outcome:
         try:
-            run()
+            try:
+                run()
+            finally:
+                channels.flush_all()
         except b.FlExit as done:
             return self.outcome("", done.status)
         except b.FlRaise as err:
@@ -127,11 +139,19 @@ def unary(out: list[str], name: str, x: Any) -> Any:
         return out.at_eof()  # type: ignore[attr-defined]
     elif name == "flush_stdout":
         pass
+    elif name in _CHANNEL_READS:  # a handle: 0 is stdin
+        return _CHANNEL_READS[name](out, x) if x == 0 else getattr(channels, name.removeprefix("fl_channel_"))(x)
     elif name == "exit":
         raise b.FlExit(x)
     else:
         return PURE_UNARY[name](x)
     return None
+
+
+_CHANNEL_READS: dict[str, Callable[[Any, int], Any]] = {
+    "fl_channel_read_char": lambda out, _: out.read_char(), "fl_channel_at_eof": lambda out, _: out.at_eof(),
+    "fl_channel_read_line": lambda out, _: out.read_line(),
+}
 
 
 PURE_UNARY: dict[str, Callable[[Any], Any]] = {
@@ -154,4 +174,5 @@ def binary(name: str, x: Any, y: Any) -> Any:
 BINARY_NAMES = (frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**", "atan2", "mod_float"}
                 | {source for source, (_, arity) in b.LIBM_FUNCTIONS.items() if arity == 2})
 UNARY_NAMES = frozenset(PURE_UNARY) | {"print_int", "print_float", "print_string", "print_char",
-                                       "flush_stdout", "exit", "prerr_string", "read_line", "fl_at_eof"}
+                                       "flush_stdout", "exit", "prerr_string", "read_line", "fl_at_eof"} \
+    | frozenset(_CHANNEL_READS)

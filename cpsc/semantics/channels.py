@@ -1,0 +1,92 @@
+"""Channels of files for the interpreters: `open_in`, `open_out` and what reads and writes
+through them, by handle (0 is stdin, whose reading the program's `Output` does). The C
+runtime does the same with stdio (`fl_open_channel`...). A handle is never reused, so a
+closed channel reads as one."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from typing import IO, Any
+
+_files: dict[int, IO[bytes]] = {}
+_handles = itertools.count(1)
+_last_error = [""]
+_MODES = {0: "rb", 1: "wb", 2: "ab"}  # read, write (truncated), append
+
+
+def open_channel(path: str, mode: int) -> int:
+    """A handle of the file, or -1 (its error then `channel_error`)."""
+    try:
+        file = open(path.encode("latin-1"), _MODES[mode])  # noqa: SIM115 (closed by close_channel)
+    except OSError as error:
+        _last_error[0] = os.strerror(error.errno or 0)
+        return -1
+    handle = next(_handles)
+    _files[handle] = file
+    return handle
+
+
+def channel_error(_: Any) -> str:
+    return _last_error[0]
+
+
+def close_channel(handle: int) -> None:
+    file = _files.pop(handle, None)
+    if file is not None:
+        file.close()
+
+
+def write(handle: int, text: str) -> None:
+    file = _files.get(handle)
+    if file is not None:
+        file.write(text.encode("latin-1"))
+
+
+def flush(handle: int) -> None:
+    file = _files.get(handle)
+    if file is not None:
+        file.flush()
+
+
+def read_char(handle: int) -> int:
+    """The next byte, or -1 at the end (or of a closed channel)."""
+    file = _files.get(handle)
+    data = file.read(1) if file is not None else b""
+    return data[0] if data else -1
+
+
+def at_eof(handle: int) -> bool:
+    file = _files.get(handle)
+    if file is None:
+        return True
+    data = file.peek(1) if hasattr(file, "peek") else b""
+    return not data
+
+
+def read_line(handle: int) -> str:
+    """The next line without its newline (`at_eof` said there is one)."""
+    file = _files.get(handle)
+    line = file.readline() if file is not None else b""
+    return line.removesuffix(b"\n").decode("latin-1")
+
+
+def remove_file(path: str) -> bool:
+    """Whether the file was removed (else its error is `channel_error`'s)."""
+    try:
+        os.remove(path.encode("latin-1"))
+    except OSError as error:
+        _last_error[0] = os.strerror(error.errno or 0)
+        return False
+    return True
+
+
+def file_exists(path: str) -> bool:
+    return os.path.exists(path.encode("latin-1"))
+
+
+def flush_all() -> None:
+    """At the program's end, as OCaml's at_exit flushes every channel."""
+    for file in _files.values():
+        if file.writable():
+            file.flush()
