@@ -258,9 +258,10 @@ def compile_match(match: ast.Match, datatypes: DataTypes) -> CompiledMatch:
     root = compiler.occurrence(match.scrutinee.ty)
     rows = [_Row([c.pattern], (), i) for i, c in enumerate(match.cases)]
     tree = compiler.compile(rows, [root])
-    warnings = list(_unused_cases(match, tree))
+    warnings = [] if match.quiet else list(_unused_cases(match, tree))
     # A try's handler raises what it does not match; OCaml's example for exn is `*extension*`.
-    missing = None if match.reraise or root.type.name == "exn" else _missing_example(tree, root, datatypes)
+    missing = None if match.reraise or match.quiet or root.type.name == "exn" \
+        else _missing_example(tree, root, datatypes)
     if missing is not None:
         example, behind_guard = missing
         if example.startswith("Fl_value' "):  # a `match` with exception cases: its value's

@@ -208,11 +208,11 @@ class Monomorphiser:
                 guard = None if case.guard is None else self.expr(case.guard, env, subst)
                 body = self.expr(case.body, env, subst)
             cases.append(ast.Case(pattern, guard, body, case.span, body.ty))
-        node = ast.Match(scrutinee, tuple(cases), e.span, self.type_of(e, subst), reraise=e.reraise)
+        node = ast.Match(scrutinee, tuple(cases), e.span, self.type_of(e, subst), reraise=e.reraise, quiet=e.quiet)
         compiled = compile_match(node, self.datatypes)
         for warning in compiled.warnings:
             self.warnings.setdefault((warning.span, warning.message), warning)
-        return ast.Match(scrutinee, tuple(cases), e.span, node.ty, compiled, e.reraise)
+        return ast.Match(scrutinee, tuple(cases), e.span, node.ty, compiled, e.reraise, e.quiet)
 
     def refutable_fun(self, e: ast.Fun, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         """`fun p -> body` with a pattern that tests: `fun x -> match x with p -> body`."""

@@ -87,6 +87,10 @@ class ValuePrinters:
         if t.name in _SIMPLE:
             return _SIMPLE[t.name]
         key = show(t)
+        if t.name == "lazy_t":  # as OCaml's toplevel: forced or not
+            shown = self.printer(t.args[0])
+            return (f'(fun p l -> match l.fl_lazy with Fl_forced v -> {PREFIX}_paren p ("lazy " ^ {shown} true v) '
+                    '| _ -> "<lazy>")')
         if key == "bytes":  # abstract, but OCaml's toplevel shows it
             return f'(fun p b -> {PREFIX}_paren p ("Bytes.of_string " ^ Printf.sprintf "%S" (Bytes.to_string b)))'
         if key not in self.named:

@@ -283,6 +283,8 @@ class Match:
     tree: Any = field(default=None, compare=False, repr=False)
     # A try's handler: a value no case matches is raised again (no Match_failure, no warning)
     reraise: bool = False
+    # made by the parser (a lazy pattern's forcing): no warning of its own
+    quiet: bool = False
 
 
 @dataclass(frozen=True, slots=True)

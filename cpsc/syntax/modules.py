@@ -778,7 +778,7 @@ class _Renamer:
 
 def _child_fields(node: Any) -> Iterator[str]:
     for f in fields(node):
-        if f.name not in ("span", "ty", "tree", "name", "kind", "value", "var", "up", "is_rec", "reraise"):
+        if f.name not in ("span", "ty", "tree", "name", "kind", "value", "var", "up", "is_rec", "reraise", "quiet"):
             yield f.name
         elif f.name == "value" and not isinstance(node, (ast.Const, ast.PConst)):
             yield f.name

@@ -127,13 +127,12 @@ _OUTSIDE_FL = re.compile(r"""
   | (?P<first_class_modules>\(\s*(?:module|val)\b)
   | (?P<variants>`[A-Za-z])
   | (?P<labels>(?<![~\w])~[a-z_][\w']*+(?!:)|\?[a-z_(])
-  | (?P<lazy>\blazy\b)
   | (?P<other>\b(?:external|constraint)\b)
 """, re.VERBOSE)
 
 # What each construct above contains (the words as words): a text without any holds none of them.
 _OUTSIDE_FL_SIGNS = ("object", "class", "method", "new", "inherit", "initializer", "virtual", "private",
-                     "module", "val", "`", "~", "?", "#", "lazy", "external",
+                     "module", "val", "`", "~", "?", "#", "external",
                      "constraint", "exception")
 
 
@@ -161,7 +160,6 @@ _OUTSIDE_FL_MESSAGES = {
     "variants": "polymorphic variants are not part of FL",
     "labels": "labelled parameters, punned labels and optional arguments are not part of FL"
               " (only `~label:e` arguments to String.starts_with and String.ends_with are)",
-    "lazy": "lazy values are not part of FL",
     "other": "this construct ({}) is not part of FL",
 }
 
@@ -563,8 +561,13 @@ class _ToAst:
     def let_decl(self, *parts: Any) -> ast.LetDecl | list[ast.Declaration]:
         is_rec, bindings = self._rec_bindings(parts)
         span = self._span(parts)
-        functions, values = ast.split_recursive_values(bindings) if is_rec else (bindings, ())
         declarations = self._take_hoisted()
+        lazy = _recursive_lazy(is_rec, bindings)
+        if lazy is not None:  # `let rec x = lazy e`
+            pending, delay = lazy
+            return declarations + [ast.LetDecl(False, (pending,), span),
+                                   ast.LetDecl(False, (ast.Binding(ast.PWild(span), delay, span),), span)]
+        functions, values = ast.split_recursive_values(bindings) if is_rec else (bindings, ())
         if values:
             if functions:
                 declarations.append(ast.LetDecl(True, functions, span))
@@ -591,7 +594,7 @@ class _ToAst:
             body = ast.Annot(body, annot.type, annot.span)
         value: ast.Expr = body
         for param in params[::-1]:
-            value = ast.Fun(param, value, span)
+            value = ast.Fun(_no_lazy(param), value, span)
         return ast.Binding(name, value, span)
 
     def pattern_binding(self, pattern: ast.Pattern, *rest: Any) -> ast.Binding:
@@ -601,7 +604,7 @@ class _ToAst:
             pattern = ast.PAnnot(pattern, annot.type, annot.span)
         else:
             (body,) = rest
-        return ast.bound_by_match(ast.Binding(pattern, body, span))
+        return ast.bound_by_match(ast.Binding(_no_lazy(pattern), body, span))
 
     def return_annot(self, type_expr: ast.TypeExpr) -> _ReturnAnnot:
         return _ReturnAnnot(type_expr, type_expr.span)
@@ -624,6 +627,10 @@ class _ToAst:
     def let_in(self, *parts: Any) -> ast.Expr:
         is_rec, bindings = self._rec_bindings(parts[:-1])
         span = self._span(parts)
+        lazy = _recursive_lazy(is_rec, bindings)
+        if lazy is not None:  # `let rec x = lazy e in body`
+            pending, delay = lazy
+            return ast.Let(False, (pending,), ast.Seq(delay, parts[-1], span), span)
         functions, values = ast.split_recursive_values(bindings) if is_rec else (bindings, ())
         if not values:
             return ast.Let(is_rec, bindings, parts[-1], span)
@@ -637,7 +644,7 @@ class _ToAst:
             annot = params.pop()
             body = ast.Annot(body, annot.type, annot.span)
         for param in params[::-1]:
-            body = ast.Fun(param, body, span)
+            body = ast.Fun(_no_lazy(param), body, span)
         return body
 
     def match(self, keyword: Token, scrutinee: ast.Expr, cases: tuple[Any, ...]) -> ast.Expr:
@@ -661,6 +668,14 @@ class _ToAst:
         handler = ast.Match(ast.Var(ast.EXCEPTION_VAR, span), cases, span, reraise=True)
         return ast.Try(body, handler, span)
 
+    def lazy_expr(self, keyword: Token, value: ast.Expr) -> ast.Expr:
+        """`lazy e`: `Lazy.from_fun (fun () -> e)`; of a constant, a constant constructor or a
+        variable, `Lazy.from_val e`, a value already forced, as OCaml compiles it."""
+        span = self._span((keyword, value))
+        if isinstance(value, (ast.Const, ast.Var)) or isinstance(value, ast.Construct) and not value.args:
+            return ast.App(ast.Var("Lazy.from_val", span), value, span)
+        return ast.App(ast.Var("Lazy.from_fun", span), ast.Fun(ast.PUnit(span), value, span), span)
+
     def assert_expr(self, keyword: Token, condition: ast.Expr) -> ast.Expr:
         """`assert e` is `if e then () else raise (Assert_failure (file, line, column))`, and
         `assert false` (of any type) the raise alone, as in OCaml."""
@@ -678,7 +693,7 @@ class _ToAst:
 
     def match_case(self, pattern: ast.Pattern, *rest: ast.Expr) -> ast.Case:
         guard = rest[0] if len(rest) == 2 else None
-        return ast.Case(pattern, guard, rest[-1], self._span((pattern, rest[-1])))
+        return _forcing(ast.Case(pattern, guard, rest[-1], self._span((pattern, rest[-1]))))
 
     def cons(self, head: ast.Expr, op: Token, tail: ast.Expr) -> ast.Expr:
         span = self._span((head, tail))
@@ -899,6 +914,9 @@ class _ToAst:
         span = self._span((head, tail))
         return ast.PConstruct("::", (ast.PTuple((head, tail), span),), span)
 
+    def plazy(self, keyword: Token, pattern: ast.Pattern) -> ast.Pattern:
+        return ast.PConstruct(_LAZY, (pattern,), self._span((keyword, pattern)))
+
     def pconstruct_app(self, name: ast.PConstruct, arg: ast.Pattern) -> ast.Pattern:
         return ast.PConstruct(name.name, (arg,), self._span((name, arg)))
 
@@ -1097,6 +1115,108 @@ class _ConstructorRenamer:
         if isinstance(value, (ast.Construct, ast.PConstruct)) and value.name == self.old:
             changes["name"] = self.new
         return replace(value, **changes) if changes else value
+
+
+# `lazy p`, as the parser gives it: a case made of it forces the value (`_forcing`)
+_LAZY = "%lazy"
+
+
+def _recursive_lazy(is_rec: bool, bindings: tuple[ast.Binding, ...]) -> tuple[ast.Binding, ast.Expr] | None:
+    """`let rec x = lazy e` (which OCaml allows, e naming x): x bound to a lazy value whose
+    computation is set once x is bound; forcing x inside e raises Lazy.Undefined."""
+    if not (is_rec and len(bindings) == 1 and isinstance(bindings[0].pattern, ast.PVar)):
+        return None
+    value = bindings[0].value
+    if not (isinstance(value, ast.App) and isinstance(value.function, ast.Var)
+            and value.function.name == "Lazy.from_fun"):
+        return None
+    span = bindings[0].span
+    pending = ast.Binding(bindings[0].pattern, ast.App(ast.Var("fl_lazy_pending", span), ast.Const(None, "unit", span),
+                                                       span), span)
+    delay = ast.App(ast.App(ast.Var("fl_lazy_delay", span), ast.Var(bindings[0].pattern.name, span), span),
+                    value.argument, span)
+    return pending, delay
+
+
+def _forcing(case: ast.Case) -> ast.Case:
+    """A case whose pattern has `lazy p`s in it: each is a variable, whose value is forced and
+    matched with p in the guard (and again, memoised, in the body)."""
+    lazies: list[tuple[str, ast.Pattern]] = []
+    pattern = _without_lazies(case.pattern, lazies)
+    if not lazies:
+        return case
+    span = case.span
+    forced_items = [ast.App(ast.Var("Lazy.force", span), ast.Var(name, span), span) for name, _ in lazies]
+    forced = forced_items[0] if len(forced_items) == 1 else ast.Tuple(tuple(forced_items), span)
+    inner = [p for _, p in lazies]
+    inner_pattern = inner[0] if len(inner) == 1 else ast.PTuple(tuple(inner), span)
+    if _irrefutable(inner_pattern):
+        def bound(e: ast.Expr) -> ast.Expr:  # (a match of one case: `lazy (lazy v)` forces twice)
+            return ast.Match(forced, (_forcing(ast.Case(inner_pattern, None, e, span)),), span, quiet=True)
+        return ast.Case(pattern, None if case.guard is None else bound(case.guard), bound(case.body), span)
+    true, false = ast.Const(True, "bool", span), ast.Const(False, "bool", span)
+    guard = ast.Match(forced, (_forcing(ast.Case(inner_pattern, case.guard, true, span)),
+                               ast.Case(ast.PWild(span), None, false, span)), span, quiet=True)
+    unreachable = ast.App(ast.Var("raise", span), ast.Construct("Assert_failure", (ast.Tuple(
+        (ast.Const(span.file, "string", span), ast.Const(span.line, "int", span),
+         ast.Const(span.col - 1, "int", span)), span),), span), span)
+    body = ast.Match(forced, (_forcing(ast.Case(inner_pattern, None, case.body, span)),
+                              ast.Case(ast.PWild(span), None, unreachable, span)), span, quiet=True)
+    return ast.Case(pattern, guard, body, span)
+
+
+def _without_lazies(pattern: ast.Pattern, lazies: list[tuple[str, ast.Pattern]]) -> ast.Pattern:
+    """`pattern` with each `lazy p` (outside another) a fresh variable, listed with its p."""
+    if isinstance(pattern, ast.PConstruct) and pattern.name == _LAZY:
+        name = f"%lazy{pattern.span.line}_{pattern.span.col}"  # (where it is: one name a pattern)
+        lazies.append((name, pattern.args[0]))
+        return ast.PVar(name, pattern.span)
+    if isinstance(pattern, ast.POr):
+        if _has_lazy(pattern):
+            raise CompileError(pattern.span, "lazy patterns inside or-patterns are not supported by cpsc yet")
+        return pattern
+    if isinstance(pattern, ast.PConstruct):
+        return replace(pattern, args=tuple(_without_lazies(a, lazies) for a in pattern.args))
+    if isinstance(pattern, ast.PTuple):
+        return replace(pattern, items=tuple(_without_lazies(i, lazies) for i in pattern.items))
+    if isinstance(pattern, (ast.PAlias, ast.PAnnot)):
+        return replace(pattern, pattern=_without_lazies(pattern.pattern, lazies))
+    if isinstance(pattern, ast.PRecord):
+        return replace(pattern, fields=tuple((f, _without_lazies(p, lazies)) for f, p in pattern.fields))
+    return pattern
+
+
+def _has_lazy(pattern: ast.Pattern) -> bool:
+    if isinstance(pattern, ast.PConstruct):
+        return pattern.name == _LAZY or any(_has_lazy(a) for a in pattern.args)
+    if isinstance(pattern, ast.POr):
+        return _has_lazy(pattern.left) or _has_lazy(pattern.right)
+    if isinstance(pattern, ast.PTuple):
+        return any(_has_lazy(i) for i in pattern.items)
+    if isinstance(pattern, (ast.PAlias, ast.PAnnot)):
+        return _has_lazy(pattern.pattern)
+    if isinstance(pattern, ast.PRecord):
+        return any(_has_lazy(p) for _, p in pattern.fields)
+    return False
+
+
+def _no_lazy(pattern: ast.Pattern) -> ast.Pattern:
+    if _has_lazy(pattern):
+        raise CompileError(pattern.span, "lazy patterns are supported in the cases of match and function "
+                           "only, not yet in let and fun")
+    return pattern
+
+
+def _irrefutable(pattern: ast.Pattern) -> bool:
+    if isinstance(pattern, (ast.PVar, ast.PWild, ast.PUnit)):
+        return True
+    if isinstance(pattern, ast.PConstruct) and pattern.name == _LAZY:
+        return _irrefutable(pattern.args[0])
+    if isinstance(pattern, ast.PTuple):
+        return all(_irrefutable(i) for i in pattern.items)
+    if isinstance(pattern, (ast.PAlias, ast.PAnnot)):
+        return _irrefutable(pattern.pattern)
+    return False
 
 
 class _TopLevelItem:

@@ -105,6 +105,10 @@ PHRASES = [
      "          type t = X.t * Y.t\n          val compare : X.t * Y.t -> X.t * Y.t -> int\n        end\n  end\n"),
     ("module OnlyF = struct module F (X : ORD) = struct let x = 1 end end;;",
      "module OnlyF : sig module F : functor (X : ORD) -> sig val x : int end end\n"),
+    ("lazy (1 + 2);;", "- : int lazy_t = <lazy>\n"),
+    ("let lz = lazy (print_endline \"go\"; 4);;", "val lz : int lazy_t = <lazy>\n"),
+    ("Lazy.force lz;;", "go\n- : int = 4\n"),
+    ("(lz, Some (lazy 'c'));;", "- : int lazy_t * char lazy_t option = (lazy 4, Some (lazy 'c'))\n"),
     ("module type WIDE = sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end;;",
      "module type WIDE =\n  sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end\n"),
 ]
