@@ -21,6 +21,7 @@ from typing import Any
 
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.scanf import SCANNERS, scanf_application
 
 # The printers, each by how its output is made: written to a channel (`printf` to stdout), a
 # string (`sprintf`), added to a buffer (`bprintf`), given to a continuation (`ksprintf`) or
@@ -29,8 +30,8 @@ _DIRECT = {"Printf.printf": ("channel", "stdout"), "Printf.eprintf": ("channel",
            "Printf.sprintf": ("string", None)}
 _TARGETED = {"Printf.fprintf": "channel", "Printf.bprintf": "buffer", "Printf.ksprintf": "continuation",
              "Printf.kprintf": "continuation", "Printf.ifprintf": "ignored"}
-PRINTERS = frozenset(_DIRECT) | frozenset(_TARGETED)
-PRINTF_MEMBERS = frozenset(name.partition(".")[2] for name in PRINTERS)  # for `open Printf`
+PRINTERS = frozenset(_DIRECT) | frozenset(_TARGETED) | SCANNERS  # (those a format must be given)
+PRINTF_MEMBERS = frozenset(name.partition(".")[2] for name in PRINTERS if name.startswith("Printf."))
 
 _CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*|\*)(?:\.([0-9]*|\*))?([a-zA-Z%!])")
 # conversion -> the primitive that formats its argument
@@ -65,8 +66,11 @@ def parse_format(text: str, span: Span) -> list[str | tuple[str, str]]:
 
 
 def printf_application(function: ast.Expr, argument: ast.Expr, span: Span) -> ast.Expr | None:
-    """What `function argument` stands for when it gives a Printf function its format
-    (`Printf.printf fmt`, `Printf.fprintf oc fmt`), else None."""
+    """What `function argument` stands for when it gives a Printf (or Scanf) function its
+    format (`Printf.printf fmt`, `Printf.fprintf oc fmt`, `Scanf.sscanf s fmt`), else None."""
+    scanned = scanf_application(function, argument, span)
+    if scanned is not None:
+        return scanned
     if isinstance(function, ast.Var) and function.name in _DIRECT:
         kind, target = _DIRECT[function.name]
         return _Expansion(kind, None if target is None else ast.Var(target, span), span).of(argument)

@@ -26,6 +26,7 @@ from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast, diagnostics, module_ast, modules, parser
 from cpsc.syntax.parser import parse_module
 from cpsc.syntax.printf import PRINTF_MEMBERS
+from cpsc.syntax.scanf import SCANF_MEMBERS
 from cpsc.types import datatypes, infer, types
 from cpsc.types.infer import CheckedPrelude, Typing, check_prelude
 
@@ -71,6 +72,7 @@ def _library_modules() -> dict[str, modules.ModuleValue]:
         if dot and module[:1].isupper():
             members.setdefault(module, set()).add(member)
     members["Printf"] = set(PRINTF_MEMBERS)  # functions of the syntax (`cpsc.syntax.printf`)
+    members["Scanf"] = set(SCANF_MEMBERS)  # (`cpsc.syntax.scanf`)
     found: dict[str, modules.ModuleValue] = {}
     for name, value in checked_prelude().modules.modules.items():
         found[name] = dataclasses.replace(value, library=True, values=dict(value.values), types=dict(value.types)) \
