@@ -103,6 +103,9 @@ _add("channel_at_eof", (INT,), BOOL, "fl_channel_at_eof", pure=False)
 _add("channel_read_line", (INT,), STRING, "fl_channel_read_line", pure=False)
 _add("remove_file", (STRING,), BOOL, "fl_remove_file", pure=False)
 _add("file_exists", (STRING,), BOOL, "fl_file_exists", pure=False)
+_add("cpu_time", (UNIT,), FLOAT, "fl_cpu_time", pure=False)
+_add("has_env", (STRING,), BOOL, "fl_has_env", pure=False)
+_add("getenv", (STRING,), STRING, "fl_getenv", pure=False)
 
 
 @dataclass(frozen=True)

@@ -389,6 +389,16 @@ int64_t fl_remove_file(fl_string *path) {
 
 int64_t fl_file_exists(fl_string *path) { return access(c_string(path), F_OK) == 0; }
 
+/* Sys.time: the processor time the program has used, in seconds. */
+double fl_cpu_time(void) { return (double)clock() / CLOCKS_PER_SEC; }
+
+int64_t fl_has_env(fl_string *name) { return getenv(c_string(name)) != NULL; }
+
+fl_string *fl_getenv(fl_string *name) {
+    const char *value = getenv(c_string(name));
+    return make_string(value != NULL ? value : "", value != NULL ? (int64_t)strlen(value) : 0);
+}
+
 /* At the program's end, as OCaml's at_exit flushes every channel. */
 static void flush_channels(void) {
     for (int64_t handle = 1; handle < channel_count; handle++)

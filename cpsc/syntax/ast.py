@@ -242,13 +242,14 @@ class Tuple:
 @dataclass(frozen=True, slots=True)
 class Annot:
     """`(e : t)`; a `sealing` one is a signature's view of a module's value (`cpsc.syntax.modules`):
-    e has t with the signature's abstract types as their definitions, the whole has t."""
+    e has t with the abstract types the signature made (`sealing`, their names) as their
+    definitions, the whole has t."""
 
     expr: Expr
     annotation: TypeExpr
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
-    sealing: bool = False
+    sealing: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

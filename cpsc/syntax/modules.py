@@ -411,7 +411,8 @@ class _Elaborator:
         return found
 
     # ---------------------------------------------------------------- signatures
-    def ascribe(self, module: ModuleValue, signature: SignatureValue, span: Span, seal: bool = True) -> ModuleValue:
+    def ascribe(self, module: ModuleValue, signature: SignatureValue, span: Span, seal: bool = True,
+                outer: _View | None = None) -> ModuleValue:
         """`(M : S)`: M as S sees it (what S does not list is hidden, what it makes abstract is
         sealed), after checking that M provides all that S requires; the types of its values the
         type checker checks later. A functor's parameter is not sealed (`seal`): its body is
@@ -427,6 +428,8 @@ class _Elaborator:
             raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: a functor is not a structure")
         view = _View(module, Env(path=module.path), signature.scope.copy(), signature.scope.copy(),
                      seal and not module.library)
+        if outer is not None:  # a module specification: the enclosing signature's abstract types are its
+            view.outside, view.sealed, view.abstracts = outer.outside.copy(), outer.sealed, outer.abstracts
         for item in self.signature_items(signature, span):
             self.match_item(item, view, span)
         view.seen.seals = view.sealed
@@ -513,7 +516,7 @@ class _Elaborator:
                 flat = self.member(module.types, module, definition.name, "type", span)
                 view.inside.types[definition.name] = flat
                 if view.seal and definition.name in item.abstract:
-                    flat = self.abstract_type(flat, definition, module, span)
+                    flat = self.abstract_type(flat, definition, module, span, view.abstracts)
                     view.sealed = True
                 else:
                     for constructor in definition.constructors:
@@ -527,7 +530,8 @@ class _Elaborator:
             inner = module.modules.get(item.name)
             if inner is None:
                 raise CompileError(span, f"{_ERROR_PREFIX}The module `{item.name}' is required but not provided")
-            seen.modules[item.name] = self.ascribe(inner, SignatureValue(item.type, view.inside), span, view.seal)
+            seen.modules[item.name] = self.ascribe(inner, SignatureValue(item.type, view.inside), span, view.seal,
+                                                   view)
             view.inside.modules[item.name] = view.outside.modules[item.name] = seen.modules[item.name]
         elif isinstance(item, m.SigModuleType):
             seen.module_types[item.name] = SignatureValue(item.type, view.outside.copy())
@@ -541,17 +545,19 @@ class _Elaborator:
         if view.sealed:
             outside = _Renamer(self, view.outside).type(item.type)
             sealed = f"{flat}/{next(self.fresh)}"
-            value = ast.Annot(ast.Var(flat, span), outside, span, sealing=True)
+            value = ast.Annot(ast.Var(flat, span), outside, span, sealing=frozenset(view.abstracts))
             self.out.append(ast.LetDecl(False, (ast.Binding(ast.PVar(sealed, span), value, span),), span))
             flat = sealed
         view.seen.values[item.name] = flat
 
-    def abstract_type(self, flat: str, definition: ast.TypeDef, module: Env, span: Span) -> str:
+    def abstract_type(self, flat: str, definition: ast.TypeDef, module: Env, span: Span, made: set[str]) -> str:
         """The abstract type a signature makes of `module`'s type `flat` (in a functor
-        application, an alias of the one an earlier application made, if any)."""
+        application, an alias of the one an earlier application made, if any), added to `made`."""
         sealed = f"{flat}/abstract{next(self.fresh)}"
+        made.add(sealed)
         earlier = self.applicative(f"{module.path}.{definition.name}/abstract", sealed)
         if earlier is not None:
+            made.add(earlier)
             self.out.append(ast.TypeDecl((_alias(definition, sealed, earlier),), span, module.path))
             return sealed
         params = tuple(ast.TyVar(p, span) for p in definition.params)
@@ -593,6 +599,8 @@ class _View:
     outside: Scope
     seal: bool
     sealed: bool = False
+    # the abstract types this ascription (and those it is in) made
+    abstracts: set[str] = field(default_factory=set)
 
 
 def _qualified(path: str, name: str) -> str:

@@ -820,6 +820,9 @@ class _ToAst:
             return ast.Const(-operand.value, operand.kind, span)  # type: ignore[operator]
         if isinstance(operand, ast.Const) and operand.kind == "float":
             return ast.Const(-operand.value, "float", span)  # type: ignore[operator]
+        if _is_sized_literal(operand) and str(op) == "-":  # `-5L`
+            assert isinstance(operand, ast.App) and isinstance(operand.argument, ast.Const)
+            return replace(operand, argument=ast.Const(-operand.argument.value, "int", span), span=span)
         name = "~-." if str(op) == "-." else "~-"
         return ast.App(ast.Var(name, self._tok_span(op)), operand, span)
 
@@ -861,6 +864,22 @@ class _ToAst:
         if value >= 2**63:
             value -= 2**64
         return ast.Const(value, "int", self._tok_span(tok))
+
+    def sized_int_lit(self, tok: Token) -> ast.Expr:
+        """`5l`, `5L`, `5n`: `Int32.of_int 5`... (a value of the sealed type, folded by the
+        optimiser); out of the type's range, OCaml's error."""
+        text, suffix = str(tok)[:-1], str(tok)[-1]
+        module, type_name, bits = {"l": ("Int32", "int32", 32), "L": ("Int64", "int64", 64),
+                                   "n": ("Nativeint", "nativeint", 64)}[suffix]
+        value = parse_int_literal(text)
+        decimal = text[:2].lower() not in ("0x", "0b", "0o")
+        if value >= 2 ** bits or decimal and value > 2 ** (bits - 1):
+            raise CompileError(self._tok_span(tok), "Integer literal exceeds the range of representable integers "
+                               f"of type {type_name}")
+        if value >= 2 ** (bits - 1):
+            value -= 2 ** bits
+        span = self._tok_span(tok)
+        return ast.App(ast.Var(f"{module}.of_int", span), ast.Const(value, "int", span), span)
 
     def float_lit(self, tok: Token) -> ast.Expr:
         return ast.Const(parse_float_literal(str(tok)), "float", self._tok_span(tok))
@@ -1051,6 +1070,12 @@ class _ExceptionCase:
     def __init__(self, case: ast.Case) -> None:
         self.case = case
         self.span = case.span
+
+
+def _is_sized_literal(expr: ast.Expr) -> bool:
+    return isinstance(expr, ast.App) and isinstance(expr.function, ast.Var) \
+        and expr.function.name in ("Int32.of_int", "Int64.of_int", "Nativeint.of_int") \
+        and isinstance(expr.argument, ast.Const) and expr.argument.kind == "int"
 
 
 def _no_exception_cases(cases: tuple[Any, ...]) -> None:

@@ -33,7 +33,9 @@ _TARGETED = {"Printf.fprintf": "channel", "Printf.bprintf": "buffer", "Printf.ks
 PRINTERS = frozenset(_DIRECT) | frozenset(_TARGETED) | SCANNERS  # (those a format must be given)
 PRINTF_MEMBERS = frozenset(name.partition(".")[2] for name in PRINTERS if name.startswith("Printf."))
 
-_CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*|\*)(?:\.([0-9]*|\*))?([a-zA-Z%!])")
+_CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*|\*)(?:\.([0-9]*|\*))?([lLn](?=[diuxXo]))?([a-zA-Z%!])")
+# `%ld`, `%Ld`, `%nd`...: the value, an int32, int64 or nativeint, as the int it is
+_SIZED = {"l": "Int32.to_int", "L": "Int64.to_int", "n": "Nativeint.to_int"}
 # conversion -> the primitive that formats its argument
 _PRIMITIVE = {**{c: "fl_format_int" for c in "diuxXo"}, **{c: "fl_format_float" for c in "feEgGF"},
               "s": "fl_format_string", "S": "fl_format_string", "c": "fl_format_char", "C": "fl_format_char",
@@ -53,12 +55,13 @@ def parse_format(text: str, span: Span) -> list[str | tuple[str, str]]:
         if start > position:
             pieces.append(text[position:start])
         match = _CONVERSION.match(text, start)
-        if match is None or match.group(4) not in _PRIMITIVE and match.group(4) not in _OWN:
+        if match is None or match.group(5) not in _PRIMITIVE and match.group(5) not in _OWN:
             raise CompileError(span, f"invalid or unsupported conversion in the format {text!r}")
-        if match.group(4) == "%":
+        size = match.group(4) or ""
+        if match.group(5) == "%":
             pieces.append("%")
-        else:
-            pieces.append((match.group(0), match.group(4)))
+        else:  # (the spec as C's printf reads it: without the size)
+            pieces.append((match.group(0).replace(size, "", 1) if size else match.group(0), size + match.group(5)))
         position = match.end()
     if position < len(text):
         pieces.append(text[position:])
@@ -141,6 +144,10 @@ class _Expansion:
             for part in parts[1:]:
                 spec_expr = _call("^", [spec_expr, part], span)
         value = self.param()
+        if len(conversion) == 2:  # a sized integer; an int32 shown unsigned is its 32 bits
+            size, conversion = conversion[0], conversion[1]
+            unsigned = size == "l" and conversion in "uxXo"
+            value = _call("Int32.fl_unsigned" if unsigned else _SIZED[size], [value], span)
         if conversion in "bB":  # a bool is formatted as its name
             value = _call("string_of_bool", [value], span)
             spec_expr = _call("^", [_call("String.sub", [spec_expr, ast.Const(0, "int", span),

@@ -157,7 +157,8 @@ class Inferencer:
         # the type wanted where the constructor or record about to be inferred stands (`check`)
         self.expected: Type | None = None
         # reading a type inside a sealed module's view: its abstract types are their definitions
-        self.transparent = False
+        # reading a sealed value's type: the abstract types its signature made, as their definitions
+        self.transparent: frozenset[str] = frozenset()
 
     # ---------------------------------------------------------------- helpers
     def fresh(self) -> TVar:
@@ -226,7 +227,7 @@ class Inferencer:
         if arity != len(args):
             raise CompileError(texpr.span, f"The type constructor {texpr.name} expects {arity} argument(s),\n"
                                f"       but is here applied to {len(args)} argument(s)")
-        if self.transparent and internal in self.typing.abstract:
+        if internal in self.transparent and internal in self.typing.abstract:
             return self.typing.reveal(TCon(internal, tuple(args)))
         if internal in self.decls.abbreviations:
             params, body = self.decls.abbreviations[internal]
@@ -753,9 +754,9 @@ class Inferencer:
         """A module's value as its signature shows it: checked against the signature's type with
         the abstract types as their definitions, typed with them abstract (the two share their
         variables, so that monomorphisation can follow one into the other)."""
-        self.transparent = True
+        self.transparent = expr.sealing
         inside = self.type_of_annotation(expr.annotation)
-        self.transparent = False
+        self.transparent = frozenset()
         self.check(expr.expr, env, inside, expr.expr.span)
         return self.type_of_annotation(expr.annotation)
 

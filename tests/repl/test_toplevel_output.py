@@ -109,6 +109,8 @@ PHRASES = [
     ("let lz = lazy (print_endline \"go\"; 4);;", "val lz : int lazy_t = <lazy>\n"),
     ("Lazy.force lz;;", "go\n- : int = 4\n"),
     ("(lz, Some (lazy 'c'));;", "- : int lazy_t * char lazy_t option = (lazy 4, Some (lazy 'c'))\n"),
+    ("(5L, -3l, [12n], Int32.add Int32.max_int 1l);;",
+     "- : int64 * int32 * nativeint list * int32 = (5L, -3l, [12n], -2147483648l)\n"),
     ("module type WIDE = sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end;;",
      "module type WIDE =\n  sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end\n"),
 ]
