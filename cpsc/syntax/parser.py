@@ -323,7 +323,6 @@ class _ToAst:
         self.qualifiers: set[str] = set()
         # local exceptions (`let exception`) to declare before the declaration they are in
         self.hoisted: list[ast.ExceptionDecl] = []
-        self.local_exceptions = 0
 
     def _qualified(self, name: str) -> str:
         if "." in name:
@@ -532,8 +531,7 @@ class _ToAst:
     def let_exception(self, keyword: Token, decl: ast.ExceptionDecl, body: ast.Expr) -> ast.Expr:
         """`let exception E in body`: E is declared before the top-level declaration this is
         in (`hoisted`), under a name no other exception has, which body's `E`s are made."""
-        self.local_exceptions += 1
-        unique = f"{decl.name}'local{self.local_exceptions}"
+        unique = f"{decl.name}'local{decl.span.line}_{decl.span.col}"  # (where it is: one name a declaration)
         self.hoisted.append(replace(decl, name=unique, shown=decl.name))
         return _ConstructorRenamer(decl.name, unique).node(body)
 
