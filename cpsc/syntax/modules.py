@@ -203,6 +203,9 @@ class _Elaborator:
                 self.type_declaration(item, scope, env)
             elif isinstance(item, ast.ExceptionDecl):
                 self.exception_declaration(item, scope, env)
+            elif isinstance(item, ast.SignatureCheck):  # `let f : 'a. t = ...` (the parser's)
+                self.out.append(replace(item, value=scope.values.get(item.value, item.value),
+                                        type=_Renamer(self, scope).type(item.type)))
             elif isinstance(item, m.ModuleDecl):
                 value = self.module_expr(item.module, scope, _qualified(env.path, item.name))
                 scope.modules[item.name] = env.modules[item.name] = value

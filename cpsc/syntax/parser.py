@@ -323,6 +323,8 @@ class _ToAst:
         self.qualifiers: set[str] = set()
         # local exceptions (`let exception`) to declare before the declaration they are in
         self.hoisted: list[ast.ExceptionDecl] = []
+        # the bindings annotated `: 'a. t`, by id: checked after a top-level declaration
+        self.polymorphic: dict[int, tuple[ast.Binding, ast.TypeExpr]] = {}
 
     def _qualified(self, name: str) -> str:
         if "." in name:
@@ -556,21 +558,34 @@ class _ToAst:
         declarations = decl if isinstance(decl, list) else [decl]
         return _TopLevelItem(declarations, bool(separators), getattr(decl, "span", None))
 
-    def let_decl(self, *parts: Any) -> ast.LetDecl | list[ast.Declaration]:
+    def let_decl(self, *parts: Any) -> ast.Declaration | list[ast.Declaration]:
         is_rec, bindings = self._rec_bindings(parts)
         span = self._span(parts)
-        declarations = self._take_hoisted()
+        declarations: list[ast.Declaration] = self._take_hoisted()
+        declarations += self._let_declarations(is_rec, bindings, span)
+        declarations += self._polymorphic_checks(bindings)  # (after: a check reads the value's type)
+        return declarations[0] if len(declarations) == 1 else declarations
+
+    def _let_declarations(self, is_rec: bool, bindings: tuple[ast.Binding, ...], span: Span) -> list[ast.LetDecl]:
         lazy = _recursive_lazy(is_rec, bindings)
         if lazy is not None:  # `let rec x = lazy e`
             pending, delay = lazy
-            return declarations + [ast.LetDecl(False, (pending,), span),
-                                   ast.LetDecl(False, (ast.Binding(ast.PWild(span), delay, span),), span)]
+            return [ast.LetDecl(False, (pending,), span),
+                    ast.LetDecl(False, (ast.Binding(ast.PWild(span), delay, span),), span)]
         functions, values = ast.split_recursive_values(bindings) if is_rec else (bindings, ())
         if values:
-            if functions:
-                declarations.append(ast.LetDecl(True, functions, span))
-            return declarations + [ast.LetDecl(False, values, span)]
-        return declarations + [ast.LetDecl(is_rec, bindings, span)] if declarations else ast.LetDecl(is_rec, bindings, span)
+            return ([ast.LetDecl(True, functions, span)] if functions else []) + [ast.LetDecl(False, values, span)]
+        return [ast.LetDecl(is_rec, bindings, span)]
+
+    def _polymorphic_checks(self, bindings: tuple[ast.Binding, ...]) -> list[ast.Declaration]:
+        """`let f : 'a. t = e` at top level: f's type checked to be at least as general as t."""
+        checks: list[ast.Declaration] = []
+        for binding in bindings:
+            found = self.polymorphic.pop(id(binding), None)
+            pattern = binding.pattern.pattern if isinstance(binding.pattern, ast.PAnnot) else binding.pattern
+            if found is not None and isinstance(pattern, ast.PVar):
+                checks.append(ast.SignatureCheck(pattern.name, pattern.name, found[1], binding.span))
+        return checks
 
     def _rec_bindings(self, parts: tuple[Any, ...]) -> tuple[bool, tuple[ast.Binding, ...]]:
         is_rec = any(isinstance(p, Token) and p.type == "REC" for p in parts)
@@ -589,23 +604,44 @@ class _ToAst:
             annot = params.pop()
         span = self._span((name, body))
         if annot is not None:
+            body = _TypeNamesRenamer(annot.local_types).node(body)
             body = ast.Annot(body, annot.type, annot.span)
-        value: ast.Expr = body
-        for param in params[::-1]:
-            value = ast.Fun(_no_lazy(param), value, span)
-        return ast.Binding(name, value, span)
+        binding = ast.Binding(name, _function(params, body, span), span)
+        if annot is not None and annot.polymorphic and not params:
+            self.polymorphic[id(binding)] = (binding, annot.type)
+        return binding
 
     def pattern_binding(self, pattern: ast.Pattern, *rest: Any) -> ast.Binding:
         span = self._span((pattern, rest[-1]))
         if len(rest) == 2:
             annot, body = rest
             pattern = ast.PAnnot(pattern, annot.type, annot.span)
+            body = _TypeNamesRenamer(annot.local_types).node(body)
         else:
             (body,) = rest
-        return ast.bound_by_match(ast.Binding(_no_lazy(pattern), body, span))
+        binding = ast.bound_by_match(ast.Binding(_no_lazy(pattern), body, span))
+        if len(rest) == 2 and rest[0].polymorphic and isinstance(binding.pattern, ast.PAnnot) \
+                and isinstance(binding.pattern.pattern, ast.PVar):
+            self.polymorphic[id(binding)] = (binding, rest[0].type)
+        return binding
 
     def return_annot(self, type_expr: ast.TypeExpr) -> _ReturnAnnot:
         return _ReturnAnnot(type_expr, type_expr.span)
+
+    def poly_annot(self, *parts: Any) -> _ReturnAnnot:
+        """`: 'a 'b. t`: the definition is checked to be that polymorphic (at top level: an
+        `ast.SignatureCheck` after it); a recursive call at another type (polymorphic
+        recursion, which monomorphisation cannot build) stays a type error."""
+        return _ReturnAnnot(parts[-1], parts[-1].span, polymorphic=True)
+
+    def abstract_annot(self, keyword: Token, *parts: Any) -> _ReturnAnnot:
+        """`: type a b. t`: t with the locally abstract types a, b as type variables, in the
+        definition too (see `plocal_types`)."""
+        names = frozenset(str(p) for p in parts[:-1])
+        return _ReturnAnnot(_TypeNamesRenamer(names).node(parts[-1]), parts[-1].span, names)
+
+    def plocal_types(self, opening: Token, keyword: Token, *parts: Any) -> _LocalTypes:
+        return _LocalTypes(frozenset(str(p) for p in parts[:-1]), self._span((opening, parts[-1])))
 
     def value_name(self, *parts: Any) -> ast.PVar:
         name = parts[0] if len(parts) == 1 else parts[1]
@@ -625,6 +661,8 @@ class _ToAst:
     def let_in(self, *parts: Any) -> ast.Expr:
         is_rec, bindings = self._rec_bindings(parts[:-1])
         span = self._span(parts)
+        for binding in bindings:  # (a local `: 'a. t` is read as `: t`)
+            self.polymorphic.pop(id(binding), None)
         lazy = _recursive_lazy(is_rec, bindings)
         if lazy is not None:  # `let rec x = lazy e in body`
             pending, delay = lazy
@@ -641,9 +679,7 @@ class _ToAst:
         if params and isinstance(params[-1], _ReturnAnnot):
             annot = params.pop()
             body = ast.Annot(body, annot.type, annot.span)
-        for param in params[::-1]:
-            body = ast.Fun(_no_lazy(param), body, span)
-        return body
+        return _function(params, body, span)
 
     def match(self, keyword: Token, scrutinee: ast.Expr, cases: tuple[Any, ...]) -> ast.Expr:
         span = self._span((keyword, cases[-1]))
@@ -1114,6 +1150,25 @@ def _catches_all(pattern: ast.Pattern) -> bool:
     return isinstance(pattern, ast.PAnnot) and _catches_all(pattern.pattern)
 
 
+def _rewritten(value: Any, rewrite: Callable[[Any], Any]) -> Any:
+    """`value` (an AST) with each node `rewrite` gives a new one for (it gives the node itself
+    otherwise) made that one, after its children were."""
+    if isinstance(value, tuple):
+        items = tuple(_rewritten(v, rewrite) for v in value)
+        return value if all(a is b for a, b in zip(items, value)) else items
+    if not hasattr(value, "__dataclass_fields__") or isinstance(value, Span):
+        return value
+    changes = {}
+    for name in value.__dataclass_fields__:
+        if name in ("span", "ty", "tree"):
+            continue
+        child = getattr(value, name)
+        new = _rewritten(child, rewrite)
+        if new is not child:
+            changes[name] = new
+    return rewrite(replace(value, **changes) if changes else value)
+
+
 class _ConstructorRenamer:
     """Makes a name's constructors (in expressions and patterns) another's: those of a local
     exception, in its scope. A `let exception` of the same name inside was renamed first."""
@@ -1122,24 +1177,12 @@ class _ConstructorRenamer:
         self.old, self.new = old, new
 
     def node(self, value: Any) -> Any:
-        if isinstance(value, tuple):
-            items = tuple(self.node(v) for v in value)
-            return value if all(a is b for a, b in zip(items, value)) else items
-        if not hasattr(value, "__dataclass_fields__") or isinstance(value, Span):
-            return value
-        changes = {}
-        for name in value.__dataclass_fields__:
-            if name in ("span", "ty", "tree"):
-                continue
-            child = getattr(value, name)
-            new = self.node(child)
-            if new is not child:
-                changes[name] = new
-        if isinstance(value, (ast.Construct, ast.PConstruct)) and value.name == self.old:
-            changes["name"] = self.new
-        return replace(value, **changes) if changes else value
+        return _rewritten(value, self.rename)
 
-
+    def rename(self, node: Any) -> Any:
+        if isinstance(node, (ast.Construct, ast.PConstruct)) and node.name == self.old:
+            return replace(node, name=self.new)
+        return node
 # `lazy p`, as the parser gives it: a case made of it forces the value (`_forcing`)
 _LAZY = "%lazy"
 
@@ -1285,11 +1328,49 @@ class _TypeParams:
 
 
 class _ReturnAnnot:
-    def __init__(self, type_expr: ast.TypeExpr, span: Span) -> None:
+    def __init__(self, type_expr: ast.TypeExpr, span: Span, local_types: frozenset[str] = frozenset(),
+                 polymorphic: bool = False) -> None:
         self.type = type_expr
+        self.span = span
+        self.local_types = local_types
+        self.polymorphic = polymorphic
+
+
+class _LocalTypes:
+    """`(type a b)` among a function's parameters."""
+
+    def __init__(self, names: frozenset[str], span: Span) -> None:
+        self.names = names
         self.span = span
 
 
+def _function(params: list[Any], body: ast.Expr, span: Span) -> ast.Expr:
+    """`fun p1 ... pn -> body`; a `(type a)` among the parameters makes `a` a type variable in
+    the parameters after it and in the body (FL's locally abstract types: `'a`, inferred like
+    any other, so that what OCaml accepts FL accepts)."""
+    for index, param in enumerate(params):
+        if isinstance(param, _LocalTypes):
+            renamer = _TypeNamesRenamer(param.names)
+            rest = [renamer.node(p) if not isinstance(p, _LocalTypes) else p for p in params[index + 1:]]
+            return _function(params[:index] + rest, renamer.node(body), span)
+    for param in params[::-1]:
+        body = ast.Fun(_no_lazy(param), body, span)
+    return body
+
+
+class _TypeNamesRenamer:
+    """Makes the type constructors `names` (locally abstract types) type variables `'a`."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+
+    def node(self, value: Any) -> Any:
+        return _rewritten(value, self.rename) if self.names else value
+
+    def rename(self, node: Any) -> Any:
+        if isinstance(node, ast.TyName) and not node.args and node.name in self.names:
+            return ast.TyVar("'" + node.name, node.span)
+        return node
 def parse_module(text: str, file: str, modules: Scope | None = None) -> ast.Module:
     """Parse a whole FL source file, raising `CompileError` on a syntax error, and elaborate
     its modules (`cpsc.syntax.modules`). `modules` is the scope it is read in (the prelude's
