@@ -195,33 +195,56 @@ def _applied(args: list[str], name: str) -> str:
     return f"{args[0]} {name}" if len(args) == 1 else f"({', '.join(args)}) {name}"
 
 
-def _constructor(c: ast.ConstructorDecl) -> str:
+def _constructor(c: ast.ConstructorDecl, records: dict[str, ast.TypeDef] | None = None) -> str:
+    if records and len(c.args) == 1 and isinstance(c.args[0], ast.TyName) and c.args[0].name in records:
+        return f"{c.name} of {_fields(records[c.args[0].name])}"  # an inline record
     return c.name + (" of " + " * ".join(type_expr(a, 2) for a in c.args) if c.args else "")
 
 
-def _type_definition(keyword: str, d: ast.TypeDef, indent: str) -> str:
+def _fields(record: ast.TypeDef) -> str:
+    return f"{{ {' '.join(_field_items(record))} }}"
+
+
+def _field_items(record: ast.TypeDef) -> list[str]:
+    return [("mutable " if f.mutable else "") + f"{f.name} : {type_expr(f.type)};" for f in record.fields]
+
+
+def _type_definition(keyword: str, d: ast.TypeDef, indent: str, records: dict[str, ast.TypeDef] | None = None) -> str:
     head = f"{keyword} {_applied(list(d.params), display_name(d.name))}"
     if d.abbreviation is not None:
         return f"{head} = {type_expr(d.abbreviation)}"
     if d.fields:
-        fields = [("mutable " if f.mutable else "") + f"{f.name} : {type_expr(f.type)};" for f in d.fields]
+        fields = _field_items(d)
         line = f"{head} = {{ {' '.join(fields)} }}"
         if len(indent) + len(line) <= MARGIN:
             return line
         return f"{head} = {{\n" + "".join(f"{indent}  {f}\n" for f in fields) + f"{indent}}}"
-    line = f"{head} = " + " | ".join(_constructor(c) for c in d.constructors)
+    line = f"{head} = " + " | ".join(_constructor(c, records) for c in d.constructors)
     if len(indent) + len(line) <= MARGIN:
         return line
     first, *rest = d.constructors
-    return (f"{head} =\n{indent}    {_constructor(first)}"
-            + "".join(f"\n{indent}  | {_constructor(c)}" for c in rest))
+    return (f"{head} =\n{indent}    {_constructor(first, records)}"
+            + "".join(f"\n{indent}  | {_constructor(c, records)}" for c in rest))
 
 
 def type_declaration(decl: ast.TypeDecl, indent: str = "") -> str:
     """`type t = A | B` (then `and u = ...` on lines of their own), broken as OCaml's
-    toplevel breaks a declaration longer than its margin."""
-    return f"\n{indent}".join(_type_definition("type" if i == 0 else "and", d, indent)
-                              for i, d in enumerate(decl.definitions))
+    toplevel breaks a declaration longer than its margin; an inline record (the parser's
+    type `t.C`) inside its constructor, `C of { x : int; }`."""
+    records = {d.name: d for d in decl.definitions if d.fields and _is_inline(d, decl)}
+    definitions = [d for d in decl.definitions if d.name not in records]
+    return f"\n{indent}".join(_type_definition("type" if i == 0 else "and", d, indent, records)
+                              for i, d in enumerate(definitions))
+
+
+def _is_inline(record: ast.TypeDef, decl: ast.TypeDecl) -> bool:
+    """Whether `record` is the record of an inline record of a variant of `decl` (the parser
+    names it after the variant and the constructor: `t.C`)."""
+    return any(len(c.args) == 1 and isinstance(c.args[0], ast.TyName) and c.args[0].name == record.name
+               and display_name(record.name).endswith(f"{display_name(d.name).rpartition('.')[2]}.{c.name}")
+               for d in decl.definitions for c in d.constructors)
+
+
 
 
 def exception_declaration(decl: ast.ExceptionDecl) -> str:

@@ -487,8 +487,9 @@ class _ToAst:
         return m.SigInclude(module_type, self._span((keyword, module_type)))
 
     # ---------------------------------------------------------------- type declarations
-    def type_decl(self, keyword: Token, *definitions: ast.TypeDef) -> ast.TypeDecl:
-        return ast.TypeDecl(definitions, self._span((keyword, definitions[-1])))
+    def type_decl(self, keyword: Token, *definitions: ast.TypeDef | list[ast.TypeDef]) -> ast.TypeDecl:
+        flat = tuple(d for item in definitions for d in (item if isinstance(item, list) else [item]))
+        return ast.TypeDecl(flat, self._span((keyword, flat[-1])))
 
     def _typedef_head(self, parts: tuple[Any, ...]) -> tuple[tuple[str, ...], Token, list[Any]]:
         params: tuple[str, ...] = ()
@@ -501,9 +502,18 @@ class _ToAst:
         params, name, rest = self._typedef_head(parts)
         return ast.TypeDef(str(name), params, self._span((name, rest[-1])), abbreviation=rest[0])
 
-    def type_variant(self, *parts: Any) -> ast.TypeDef:
+    def type_variant(self, *parts: Any) -> ast.TypeDef | list[ast.TypeDef]:
+        """A variant; a constructor with an inline record (`C of { x : int }`) takes a record of
+        a type of its own, `t.C`, declared with t (with all t's parameters)."""
         params, name, rest = self._typedef_head(parts)
-        return ast.TypeDef(str(name), params, self._span((name, rest[-1])), constructors=tuple(rest))
+        span = self._span((name, rest[-1]))
+        records = [ast.TypeDef(f"{name}.{c.name}", params, c.span, fields=c.fields)
+                   for c in rest if isinstance(c, _InlineRecord)]
+        constructors = tuple(ast.ConstructorDecl(c.name, (ast.TyName(f"{name}.{c.name}", tuple(
+            ast.TyVar(p, c.span) for p in params), c.span),), c.span) if isinstance(c, _InlineRecord) else c
+            for c in rest)
+        variant = ast.TypeDef(str(name), params, span, constructors=constructors)
+        return [variant, *records] if records else variant
 
     def type_record(self, *parts: Any) -> ast.TypeDef:
         params, name, rest = self._typedef_head(parts)
@@ -523,8 +533,9 @@ class _ToAst:
         types = tuple(a for a in args if not isinstance(a, Token))
         return ast.ExceptionDecl(str(name), types, self._span((keyword, types[-1] if types else name)))
 
-    def inline_record(self, name: Token, opening: Token) -> ast.ConstructorDecl:
-        raise CompileError(self._span((name, opening)), "inline records (`C of { ... }`) are not supported by cpsc yet")
+    def inline_record(self, name: Token, opening: Token, *parts: Any) -> _InlineRecord:
+        fields = tuple(p for p in parts if isinstance(p, ast.FieldDecl))
+        return _InlineRecord(str(name), fields, self._span((name, parts[-1] if parts else opening)))
 
     def exception_case(self, keyword: Token, pattern: ast.Pattern, *rest: ast.Expr) -> _ExceptionCase:
         guard = rest[0] if len(rest) == 2 else None
@@ -1334,6 +1345,13 @@ class _ReturnAnnot:
         self.span = span
         self.local_types = local_types
         self.polymorphic = polymorphic
+
+
+class _InlineRecord:
+    """`C of { fields }` in a variant (`type_variant` gives its record a type of its own)."""
+
+    def __init__(self, name: str, fields: tuple[ast.FieldDecl, ...], span: Span) -> None:
+        self.name, self.fields, self.span = name, fields, span
 
 
 class _LocalTypes:

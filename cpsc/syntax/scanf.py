@@ -52,7 +52,7 @@ def _expansion(source: ast.Expr, fmt: ast.Expr, span: Span) -> ast.Expr:
     if not (isinstance(fmt, ast.Const) and fmt.kind == "string"):
         raise CompileError(fmt.span, "the format of a Scanf function must be a literal string")
     buffer = ast.Var("%scan_buffer", span)
-    steps: list[ast.Expr] = []  # unit actions, or (name, value) bindings as Let placeholders
+    steps: list[ast.Expr | _Binding] = []  # unit actions, and the values scanned
     values: list[str] = []
     text = str(fmt.value)
     position = 0
@@ -74,7 +74,7 @@ def _expansion(source: ast.Expr, fmt: ast.Expr, span: Span) -> ast.Expr:
             steps.append(value.action)
             continue
         name = f"%scan{len(values) + len(steps) + 1}"
-        steps.append(_Binding(name, value))  # type: ignore[arg-type]
+        steps.append(_Binding(name, value))
         if not skipped:
             values.append(name)
     result: ast.Expr = _tuple([ast.Var(v, span) for v in values], span)

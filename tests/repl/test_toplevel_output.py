@@ -111,6 +111,9 @@ PHRASES = [
     ("(lz, Some (lazy 'c'));;", "- : int lazy_t * char lazy_t option = (lazy 4, Some (lazy 'c'))\n"),
     ("(5L, -3l, [12n], Int32.add Int32.max_int 1l);;",
      "- : int64 * int32 * nativeint list * int32 = (5L, -3l, [12n], -2147483648l)\n"),
+    ("type inline = In of { x : int; mutable y : string } | Out;;",
+     "type inline = In of { x : int; mutable y : string; } | Out\n"),
+    ("In { x = 1; y = \"a\" };;", "- : inline = In {x = 1; y = \"a\"}\n"),
     ("module type WIDE = sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end;;",
      "module type WIDE =\n  sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end\n"),
 ]

@@ -51,7 +51,6 @@ def test_deep_parentheses_parse_without_recursion():
     ("let o = object end", "objects"), ("let f x = x#m", "objects"), ("let c = new c", "objects"),
     ("let m = (module M)", "first-class modules"),
     ("module rec A : S = struct end", "recursive modules"), ("module L : module type of List = List", "module type of"),
-    ("type t = A of { x : int }", "inline records"),
     ("let v = `A", "polymorphic variants"),
     ("let f ~x = x", "labelled"), ("let f ?x () = 1", "labelled"),
     ("external f : int -> int = \"f\"", "external"),
