@@ -1218,10 +1218,10 @@ def _recursive_lazy(is_rec: bool, bindings: tuple[ast.Binding, ...]) -> tuple[as
 def _forcing(case: ast.Case) -> ast.Case:
     """A case whose pattern has `lazy p`s in it: each is a variable, whose value is forced and
     matched with p in the guard (and again, memoised, in the body)."""
+    if not _has_lazy(case.pattern):  # (the usual case: no recursion over a pattern that may be deep)
+        return case
     lazies: list[tuple[str, ast.Pattern]] = []
     pattern = _without_lazies(case.pattern, lazies)
-    if not lazies:
-        return case
     span = case.span
     forced_items = [ast.App(ast.Var("Lazy.force", span), ast.Var(name, span), span) for name, _ in lazies]
     forced = forced_items[0] if len(forced_items) == 1 else ast.Tuple(tuple(forced_items), span)
@@ -1264,16 +1264,22 @@ def _without_lazies(pattern: ast.Pattern, lazies: list[tuple[str, ast.Pattern]])
 
 
 def _has_lazy(pattern: ast.Pattern) -> bool:
-    if isinstance(pattern, ast.PConstruct):
-        return pattern.name == _LAZY or any(_has_lazy(a) for a in pattern.args)
-    if isinstance(pattern, ast.POr):
-        return _has_lazy(pattern.left) or _has_lazy(pattern.right)
-    if isinstance(pattern, ast.PTuple):
-        return any(_has_lazy(i) for i in pattern.items)
-    if isinstance(pattern, (ast.PAlias, ast.PAnnot)):
-        return _has_lazy(pattern.pattern)
-    if isinstance(pattern, ast.PRecord):
-        return any(_has_lazy(p) for _, p in pattern.fields)
+    """Whether a `lazy p` is in the pattern (iteratively: a list pattern may be deep)."""
+    stack: list[Any] = [pattern]
+    while stack:
+        p = stack.pop()
+        if isinstance(p, ast.PConstruct):
+            if p.name == _LAZY:
+                return True
+            stack.extend(p.args)
+        elif isinstance(p, ast.POr):
+            stack.extend((p.left, p.right))
+        elif isinstance(p, ast.PTuple):
+            stack.extend(p.items)
+        elif isinstance(p, (ast.PAlias, ast.PAnnot)):
+            stack.append(p.pattern)
+        elif isinstance(p, ast.PRecord):
+            stack.extend(q for _, q in p.fields)
     return False
 
 
