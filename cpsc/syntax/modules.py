@@ -29,10 +29,14 @@ from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.printf import printf_application
 
 
-@dataclass
+@dataclass(repr=False)
 class Members:
     """Names by what they name: values, types, constructors (and exceptions), modules and
-    module types, each the flat name (or the module, the module type) it denotes."""
+    module types, each the flat name (or the module, the module type) it denotes.
+
+    Scopes, structures and functors share one another (a functor keeps the scope it was
+    defined in), so a generated `repr` would be exponential in the session's length; theirs
+    name only what they hold (a failing test's report, which shows arguments, stays small)."""
 
     values: dict[str, str] = field(default_factory=dict)
     types: dict[str, str] = field(default_factory=dict)
@@ -48,8 +52,13 @@ class Members:
         other.modules.update(self.modules)
         other.module_types.update(self.module_types)
 
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__}: {len(self.values)} values, {len(self.types)} types, "
+                f"{len(self.constructors)} constructors, modules {sorted(self.modules)}, "
+                f"module types {sorted(self.module_types)}>")
 
-@dataclass
+
+@dataclass(repr=False)
 class Env(Members):
     """A structure: its members, declared under `path`. A library module (the prelude's, seen
     from a program) lists only some: the others are left to the type checker, which knows them
@@ -67,7 +76,7 @@ class Env(Members):
         return self.seals or any(isinstance(inner, Env) and inner.sealed for inner in self.modules.values())
 
 
-@dataclass
+@dataclass(repr=False)
 class Scope(Members):
     """What each name means at one point of the program (a name not here means itself: a local
     variable, a top-level definition, or one of the prelude's)."""
@@ -86,7 +95,7 @@ class Scope(Members):
                      dict(self.module_types), self.declared, applications=dict(self.applications))
 
 
-@dataclass
+@dataclass(repr=False)
 class ModuleReport:
     """A top-level `module` or `module type` item, for the toplevel to say what it declared:
     `item` as written, `value` what it denotes (the structure as its signature lets it be seen)."""
@@ -94,8 +103,11 @@ class ModuleReport:
     item: Any
     value: ModuleValue | SignatureValue
 
+    def __repr__(self) -> str:
+        return f"<report of {self.item.name}: {self.value!r}>"
 
-@dataclass
+
+@dataclass(repr=False)
 class FunctorValue:
     """A functor: applied at compile time, its body elaborated in the scope it was defined in."""
 
@@ -105,11 +117,14 @@ class FunctorValue:
     # its body as its check elaborated it (`_Elaborator.check_functor`): what it lets be seen
     checked: Env | None = None
 
+    def __repr__(self) -> str:
+        return f"<functor ({self.parameter.name}) at {self.body.span}>"
+
 
 ModuleValue = Union[Env, FunctorValue]
 
 
-@dataclass
+@dataclass(repr=False)
 class Application:
     """The first application of a functor to a module path: the names it gave the types it
     declared, by where they were declared (`_Applying.key`), which a later application of the
@@ -121,6 +136,9 @@ class Application:
     argument: ModuleValue
     names: dict[tuple[str, int], Any]
     result: ModuleValue
+
+    def __repr__(self) -> str:
+        return f"<application: {len(self.names)} names>"
 
 
 @dataclass
@@ -143,12 +161,15 @@ class _Applying:
         return relative, occurrence
 
 
-@dataclass
+@dataclass(repr=False)
 class SignatureValue:
     """A module type and the scope its names are resolved in."""
 
     type: m.ModuleType
     scope: Scope
+
+    def __repr__(self) -> str:
+        return f"<module type at {self.type.span}>"
 
 
 def elaborate(declarations: tuple[Any, ...], scope: Scope) -> list[Any]:
@@ -674,7 +695,7 @@ class _Renamer:
         return replace(texpr) if self.fresh else texpr
 
     def type_name(self, name: str, span: Span) -> str:
-        if "." not in name:
+        if "." not in name or name[0].islower():  # `t.C`: the record of t's constructor C
             return self.scope.types.get(name, name)
         path, _, member = name.rpartition(".")
         if path == "Stdlib":

@@ -156,3 +156,22 @@ def test_a_functor_inside_a_module_does_not_split_its_report():
     session.phrase("module type S = sig type t end;;")
     answer = session.phrase("module M = struct let x = 1 module F (X : S) = struct let z = 0 end let y = 2 end;;")
     assert answer.count("module M") == 1 and "val x : int" in answer and "val y : int" in answer
+
+
+def test_what_a_session_knows_is_shown_in_a_bounded_text():
+    """A failing phrase's report shows the values in its traceback (pytest shows arguments):
+    scopes and functors share one another, so a structural `repr` would double with each
+    functor declared and exhaust the memory."""
+    session = Session()
+    session.phrase("module type S = sig type t end;;")
+    for index in range(30):
+        session.phrase(f"module F{index} (X : S) = struct type t = X.t let n = {index} end;;")
+        session.phrase(f"module A{index} = F{index} (struct type t = int end);;")
+    assert len(repr(session.toplevel.module_scope)) < 10_000
+
+
+def test_an_inline_record_is_declared_after_a_module():
+    session = Session()
+    session.phrase("module P = struct let a = 1 end;;")
+    assert session.phrase("type u = In of { x : int } | Out;;") == "type u = In of { x : int; } | Out\n"
+    assert session.phrase("match In { x = 2 } with In r -> r.x | Out -> 0;;") == "- : int = 2\n"
