@@ -100,6 +100,14 @@ def big_match(lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def list_pattern(lines: int) -> str:
+    """One case matching a list of `lines` elements, `[x0; x1; ...]`: a pattern nested as
+    deep as it is long, each element a variable (for the matcher's bindings) or `_`."""
+    elements = "; ".join(f"x{i}" if i % 2 == 0 else "_" for i in range(max(2, lines)))
+    return (f"let f l = match l with [{elements}] -> x0 + x2 | x :: _ -> x | [] -> 0\n"
+            "let () = print_int (f [Array.length Sys.argv; 2])\n")
+
+
 RECORD_BLOCK = """\
 type r{n} = {{ a{n} : int; mutable b{n} : float; c{n} : string }}
 let make{n} i = {{ a{n} = i; b{n} = float_of_int i; c{n} = string_of_int i }}
@@ -122,4 +130,5 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "ordinary": ordinary,
     "big_match": big_match,
     "records": records,
+    "list_pattern": list_pattern,
 }

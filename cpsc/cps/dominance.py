@@ -1,10 +1,9 @@
 """Dominators of a control-flow graph (shared by the CPS and SSA verifiers).
 
-The immediate dominators come from Cooper, Harvey and Kennedy's "A Simple, Fast Dominance
-Algorithm" (iterating over the reverse postorder; two or three sweeps on the graphs a compiler
-makes), then a depth-first walk of the dominator tree numbers each node on entry and exit, so
-that "a dominates b" is two comparisons, however deep the tree. Both are linear in practice,
-where a set of dominators per node costs quadratic time and memory on long chains of blocks.
+The immediate dominators come from Lengauer and Tarjan's algorithm (near-linear on every
+graph), then a depth-first walk of the dominator tree numbers each node on entry and exit, so
+that "a dominates b" is two comparisons, however deep the tree. A set of dominators per node
+costs quadratic time and memory on long chains of blocks.
 """
 
 from __future__ import annotations
@@ -17,9 +16,10 @@ class Dominators:
     Nodes not reachable from the entry dominate nothing and are dominated by nothing."""
 
     def __init__(self, labels: Sequence[str], preds: Mapping[str, Sequence[str]]) -> None:
-        order = _reverse_postorder(labels, preds)
+        order, parent = _depth_first(labels, preds)
         index = {label: i for i, label in enumerate(order)}
-        idom = _immediate_dominators(order, index, preds)
+        pred_numbers = [[index[p] for p in preds.get(label, ()) if p in index] for label in order]
+        idom = _immediate_dominators(parent, pred_numbers)
         self.idom = {order[i]: order[d] for i, d in enumerate(idom) if i != 0}
         self._enter, self._exit = _tree_numbering(order, idom)
 
@@ -50,41 +50,72 @@ def reverse_postorder(entry: str, successors: Callable[[str], Sequence[str]]) ->
     return postorder
 
 
-def _reverse_postorder(labels: Sequence[str], preds: Mapping[str, Sequence[str]]) -> list[str]:
+def _depth_first(labels: Sequence[str], preds: Mapping[str, Sequence[str]]) -> tuple[list[str], list[int]]:
+    """The nodes reachable from the entry in depth-first preorder, and each one's parent in the
+    depth-first tree by its number (the entry's is itself)."""
     successors: dict[str, list[str]] = {label: [] for label in labels}
     for label in labels:
         for p in preds.get(label, ()):
             if p in successors:
                 successors[p].append(label)
-    return reverse_postorder(labels[0], successors.__getitem__)
+    entry = labels[0]
+    order = [entry]
+    number = {entry: 0}
+    parent = [0]
+    stack: list[tuple[int, Iterator[str]]] = [(0, iter(successors[entry]))]
+    while stack:
+        node, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+        elif child not in number:
+            number[child] = len(order)
+            order.append(child)
+            parent.append(node)
+            stack.append((number[child], iter(successors[child])))
+    return order, parent
 
 
-def _immediate_dominators(order: list[str], index: dict[str, int],
-                          preds: Mapping[str, Sequence[str]]) -> list[int]:
-    """idom[i] for each node by its reverse-postorder number (the entry is its own idom)."""
-    undefined = -1
-    idom = [undefined] * len(order)
-    idom[0] = 0
-    pred_numbers = [[index[p] for p in preds.get(label, ()) if p in index] for label in order]
+def _immediate_dominators(parent: list[int], preds: list[list[int]]) -> list[int]:
+    """idom[i] for each node by its depth-first number (the entry is its own idom): Lengauer
+    and Tarjan's algorithm, with path compression. Not Cooper, Harvey and Kennedy's iteration,
+    simpler but quadratic where thousands of branches at increasing depths join (the failure
+    of a long list pattern)."""
+    count = len(parent)
+    semi = list(range(count))
+    idom = [0] * count
+    ancestor = [-1] * count  # in the forest built so far
+    label = list(range(count))  # the node of least semidominator on the path to its ancestor
+    bucket: list[list[int]] = [[] for _ in range(count)]
 
-    def intersect(a: int, b: int) -> int:
-        while a != b:
-            while a > b:
-                a = idom[a]
-            while b > a:
-                b = idom[b]
-        return a
+    def evaluate(v: int) -> int:
+        if ancestor[v] == -1:
+            return v
+        path = []  # compressed from the top down, without recursion
+        while ancestor[ancestor[v]] != -1:
+            path.append(v)
+            v = ancestor[v]
+        for node in reversed(path):
+            up = ancestor[node]
+            if semi[label[up]] < semi[label[node]]:
+                label[node] = label[up]
+            ancestor[node] = ancestor[up]
+        return label[path[0]] if path else label[v]
 
-    changed = True
-    while changed:
-        changed = False
-        for i in range(1, len(order)):
-            new = undefined
-            for p in pred_numbers[i]:
-                if idom[p] != undefined:
-                    new = p if new == undefined else intersect(p, new)
-            if new != idom[i]:
-                idom[i], changed = new, True
+    for w in range(count - 1, 0, -1):
+        for v in preds[w]:
+            u = evaluate(v)
+            if semi[u] < semi[w]:
+                semi[w] = semi[u]
+        bucket[semi[w]].append(w)
+        ancestor[w] = parent[w]
+        for v in bucket[parent[w]]:
+            u = evaluate(v)
+            idom[v] = u if semi[u] < semi[v] else parent[w]
+        bucket[parent[w]].clear()
+    for w in range(1, count):
+        if idom[w] != semi[w]:
+            idom[w] = idom[idom[w]]
     return idom
 
 

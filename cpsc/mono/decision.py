@@ -16,6 +16,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from pyrsistent import pmap
+
 from cpsc.semantics.builtins import format_float
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError
@@ -78,8 +80,26 @@ Tree = Union[Leaf, Guard, Fail, Switch]
 @dataclass
 class _Row:
     patterns: list[ast.Pattern | None]  # None: a wildcard
-    bindings: tuple[tuple[str, int], ...]
+    bindings: _Bound | None
     case: int
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """The variables a row has bound, the last first: shared by the rows specialised from it
+    (a tuple copied for each would make a long list pattern's compilation quadratic)."""
+
+    name: str
+    occurrence: int
+    previous: _Bound | None
+
+    @staticmethod
+    def in_order(bound: _Bound | None) -> tuple[tuple[str, int], ...]:
+        out: list[tuple[str, int]] = []
+        while bound is not None:
+            out.append((bound.name, bound.occurrence))
+            bound = bound.previous
+        return tuple(reversed(out))
 
 
 _WILDCARDS = (ast.PWild, ast.PVar, ast.PUnit)
@@ -98,35 +118,36 @@ class Compiler:
         rows = [self.normalise(r, occurrences) for r in rows]
         if not rows:
             return Fail()
+        rows, occurrences = _tested_columns(rows, occurrences)
         first = rows[0]
         column = next((i for i, p in enumerate(first.patterns) if p is not None), None)
         if column is None:
             if first.case in self.guarded:
-                return Guard(first.case, first.bindings, self.compile(rows[1:], occurrences))
-            return Leaf(first.case, first.bindings)
+                return Guard(first.case, _Bound.in_order(first.bindings), self.compile(rows[1:], occurrences))
+            return Leaf(first.case, _Bound.in_order(first.bindings))
         rows = self.expand_or(rows, column, occurrences)
         return self.switch(rows, occurrences, column)
 
     def normalise(self, row: _Row, occurrences: list[Occurrence]) -> _Row:
         """Variables, aliases and annotations become bindings and wildcards."""
         patterns: list[ast.Pattern | None] = []
-        bindings = list(row.bindings)
+        bindings = row.bindings
         for p, occ in zip(row.patterns, occurrences):
             while True:
                 if isinstance(p, ast.PAnnot):
                     p = p.pattern
                 elif isinstance(p, ast.PAlias):
-                    bindings.append((p.name, occ.id))
+                    bindings = _Bound(p.name, occ.id, bindings)
                     p = p.pattern
                 elif isinstance(p, ast.PVar):
-                    bindings.append((p.name, occ.id))
+                    bindings = _Bound(p.name, occ.id, bindings)
                     p = None
                 elif isinstance(p, _WILDCARDS):
                     p = None
                 else:
                     break
             patterns.append(p)
-        return _Row(patterns, tuple(bindings), row.case)
+        return _Row(patterns, bindings, row.case)
 
     def expand_or(self, rows: list[_Row], column: int, occurrences: list[Occurrence]) -> list[_Row]:
         """A row whose `column` is `p | q` becomes a row for `p` then one for `q`, each
@@ -166,10 +187,13 @@ class Compiler:
                 head = _head(p)
                 sub = self.specialise(p, len(arguments[head]))
                 specialised[head].append(_Row(sub + rest_patterns, row.bindings, row.case))
-        cases = tuple((head, tuple(arguments[head]), self.compile(specialised[head], arguments[head] + rest))
-                      for head in heads)
+        # A loop, not a generator: a generator on the stack of each nested pattern makes each
+        # exception raised inside (as any() closing its generator) walk them all (CPython).
+        cases = []
+        for head in heads:
+            cases.append((head, tuple(arguments[head]), self.compile(specialised[head], arguments[head] + rest)))
         default = None if self.complete(kind, heads, occ.type) else self.compile(others, rest)
-        return Switch(occ, kind, cases, default)
+        return Switch(occ, kind, tuple(cases), default)
 
     def heads(self, rows: list[_Row], column: int, t: TCon) -> tuple[str, list[object]]:
         """The kind of test `column` needs and its heads (constructors in declaration order)."""
@@ -256,7 +280,7 @@ def compile_match(match: ast.Match, datatypes: DataTypes) -> CompiledMatch:
     guarded = frozenset(i for i, c in enumerate(match.cases) if c.guard is not None)
     compiler = Compiler(datatypes, guarded)
     root = compiler.occurrence(match.scrutinee.ty)
-    rows = [_Row([c.pattern], (), i) for i, c in enumerate(match.cases)]
+    rows = [_Row([c.pattern], None, i) for i, c in enumerate(match.cases)]
     tree = compiler.compile(rows, [root])
     warnings = [] if match.quiet else list(_unused_cases(match, tree))
     # A try's handler raises what it does not match; OCaml's example for exn is `*extension*`.
@@ -309,9 +333,9 @@ def _missing_example(tree: Tree, root: Occurrence, datatypes: DataTypes) -> tupl
     whether that path went past a guard."""
     # A path: for each occurrence tested, its head (with its argument occurrences) or the heads
     # it is known not to be.
-    stack: list[tuple[Tree, dict[int, tuple[object, tuple[Occurrence, ...]]], dict[int, tuple[str, list[object]]], bool]]
-    stack = [(tree, {}, {}, False)]
-    found: tuple[dict[int, tuple[object, tuple[Occurrence, ...]]], dict[int, tuple[str, list[object]]], bool] | None = None
+    # Persistent maps: a path may be as long as a list pattern, each step adding to them.
+    stack: list[tuple[Tree, Any, Any, bool]] = [(tree, pmap(), pmap(), False)]
+    found: tuple[Any, Any, bool] | None = None
     while stack:
         node, known, excluded, guard = stack.pop()
         if isinstance(node, Fail):
@@ -325,13 +349,13 @@ def _missing_example(tree: Tree, root: Occurrence, datatypes: DataTypes) -> tupl
             occ = node.occurrence
             if node.default is not None:
                 heads = [h for h, _, _ in node.cases]
-                stack.append((node.default, known, {**excluded, occ.id: (node.kind, heads)}, guard))
+                stack.append((node.default, known, excluded.set(occ.id, (node.kind, heads)), guard))
             for head, args, sub in reversed(node.cases):
-                stack.append((sub, {**known, occ.id: (head, args)}, excluded, guard))
+                stack.append((sub, known.set(occ.id, (head, args)), excluded, guard))
     if found is None:
         return None
     known, excluded, guard = found
-    return _Example(datatypes, known, excluded).show(root, 0), guard
+    return _Example(datatypes, dict(known), dict(excluded)).show(root, 0), guard
 
 
 @dataclass
@@ -397,3 +421,13 @@ class _Example:
         while text in heads:
             text += "*"
         return text
+
+
+def _tested_columns(rows: list[_Row], occurrences: list[Occurrence]) -> tuple[list[_Row], list[Occurrence]]:
+    """The matrix without the columns no row tests (a wildcard in each): kept, they would
+    widen it by one for each `_ :: ...` of a list pattern, making its compilation quadratic."""
+    tested = [i for i in range(len(occurrences)) if any(row.patterns[i] is not None for row in rows)]
+    if len(tested) == len(occurrences):
+        return rows, occurrences
+    return ([_Row([row.patterns[i] for i in tested], row.bindings, row.case) for row in rows],
+            [occurrences[i] for i in tested])

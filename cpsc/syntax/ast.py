@@ -509,22 +509,29 @@ class Program:
 
 
 def pattern_names(pattern: Pattern) -> list[str]:
-    """The variables a pattern binds, left to right (an or-pattern's once)."""
-    if isinstance(pattern, PVar):
-        return [pattern.name]
-    if isinstance(pattern, PTuple):
-        return [name for item in pattern.items for name in pattern_names(item)]
-    if isinstance(pattern, PConstruct):
-        return [name for item in pattern.args for name in pattern_names(item)]
-    if isinstance(pattern, PRecord):
-        return [name for _, item in pattern.fields for name in pattern_names(item)]
-    if isinstance(pattern, PAnnot):
-        return pattern_names(pattern.pattern)
-    if isinstance(pattern, PAlias):
-        return pattern_names(pattern.pattern) + [pattern.name]
-    if isinstance(pattern, POr):
-        return pattern_names(pattern.left)
-    return []
+    """The variables a pattern binds, left to right (an or-pattern's once). Without recursion:
+    a list pattern nests as deep as it is long."""
+    names: list[str] = []
+    work: list[Pattern | str] = [pattern]  # a string: a name to give once what precedes it is done
+    while work:
+        p = work.pop()
+        if isinstance(p, str):
+            names.append(p)
+        elif isinstance(p, PVar):
+            names.append(p.name)
+        elif isinstance(p, PTuple):
+            work.extend(reversed(p.items))
+        elif isinstance(p, PConstruct):
+            work.extend(reversed(p.args))
+        elif isinstance(p, PRecord):
+            work.extend(item for _, item in reversed(p.fields))
+        elif isinstance(p, PAnnot):
+            work.append(p.pattern)
+        elif isinstance(p, PAlias):
+            work.extend((p.name, p.pattern))
+        elif isinstance(p, POr):
+            work.append(p.left)
+    return names
 
 
 def is_irrefutable(pattern: Pattern) -> bool:

@@ -416,20 +416,24 @@ class Inferencer:
     # ---------------------------------------------------------------- patterns
     def bind_pattern(self, pattern: ast.Pattern, t: Type, env: Scope[Scheme] | None) -> None:
         """Give `pattern` type `t`, adding its variables (monomorphic) to `env` unless it is None."""
+        self._bind_pattern(pattern, t, env, set())
+
+    def _bind_pattern(self, pattern: ast.Pattern, t: Type, env: Scope[Scheme] | None, seen: set[str]) -> None:
+        """`bind_pattern`, `seen` the variables bound so far in the whole pattern (a variable
+        bound twice is reported where it is bound the second time, as OCaml reports it)."""
         self.typing.types[id(pattern)] = t
         if isinstance(pattern, ast.PVar):
-            if env is not None:
-                env.bind(pattern.name, Scheme((), t))
+            self._bind_variable(pattern.name, pattern.span, t, env, seen)
         elif isinstance(pattern, ast.PUnit):
             self.expect(t, UNIT, pattern.span, "pattern")
         elif isinstance(pattern, ast.PTuple):
             items: list[Type] = [self.fresh() for _ in pattern.items]
             self.expect(t, tuple_type(items), pattern.span, "pattern")
             for item, item_type in zip(pattern.items, items):
-                self.bind_pattern(item, item_type, env)
+                self._bind_pattern(item, item_type, env, seen)
         elif isinstance(pattern, ast.PAnnot):
             self.expect(t, self.type_of_annotation(pattern.annotation), pattern.span, "pattern")
-            self.bind_pattern(pattern.pattern, t, env)
+            self._bind_pattern(pattern.pattern, t, env, seen)
         elif isinstance(pattern, ast.PConst):
             self.expect(t, BASE_TYPES[pattern.kind], pattern.span, "pattern")
         elif isinstance(pattern, ast.PConstruct):
@@ -438,7 +442,7 @@ class Inferencer:
             self.expect(t, result, pattern.span, "pattern")
             args = self.constructor_arguments(pattern.name, pattern.args, pattern.span, len(arg_types))
             for arg, arg_type in zip(args, arg_types):
-                self.bind_pattern(arg, arg_type, env)  # type: ignore[arg-type]
+                self._bind_pattern(arg, arg_type, env, seen)  # type: ignore[arg-type]
         elif isinstance(pattern, ast.PRecord):
             names = [name for name, _ in pattern.fields]
             type_name, result, mapping = self.record_type(names, pattern.span, t)
@@ -446,23 +450,27 @@ class Inferencer:
             keys = tuple(self.field_of(type_name, name, pattern.span) for name in names)
             self.typing.fields[id(pattern)] = keys
             for key, (_, item) in zip(keys, pattern.fields):
-                self.bind_pattern(item, substitute(self.decls.datatypes.fields[key].type, mapping), env)
+                self._bind_pattern(item, substitute(self.decls.datatypes.fields[key].type, mapping), env, seen)
         elif isinstance(pattern, ast.PAlias):
-            self.bind_pattern(pattern.pattern, t, env)
-            if env is not None:
-                env.bind(pattern.name, Scheme((), t))
+            self._bind_pattern(pattern.pattern, t, env, seen)
+            self._bind_variable(pattern.name, pattern.span, t, env, seen)
         elif isinstance(pattern, ast.POr):
-            self.bind_or_pattern(pattern, t, env)
-        names = ast.pattern_names(pattern)
-        duplicate = next((n for n in names if names.count(n) > 1), None)
-        if duplicate is not None:
-            raise CompileError(pattern.span, f"Variable {duplicate} is bound several times in this matching")
+            self.bind_or_pattern(pattern, t, env, seen)
 
-    def bind_or_pattern(self, pattern: ast.POr, t: Type, env: Scope[Scheme] | None) -> None:
+    @staticmethod
+    def _bind_variable(name: str, span: Span, t: Type, env: Scope[Scheme] | None, seen: set[str]) -> None:
+        if name in seen:
+            raise CompileError(span, f"Variable {name} is bound several times in this matching")
+        seen.add(name)
+        if env is not None:
+            env.bind(name, Scheme((), t))
+
+    def bind_or_pattern(self, pattern: ast.POr, t: Type, env: Scope[Scheme] | None, seen: set[str]) -> None:
         """Both sides bind the same variables at the same types."""
-        self.bind_pattern(pattern.left, t, env)
+        before = set(seen)
+        self._bind_pattern(pattern.left, t, env, seen)
         scratch: Scope[Scheme] = Scope()
-        self.bind_pattern(pattern.right, t, scratch)
+        self._bind_pattern(pattern.right, t, scratch, before)
         left_types = self.variable_types(pattern.left)
         right_names = ast.pattern_names(pattern.right)
         if sorted(left_types) != sorted(right_names):
