@@ -19,7 +19,7 @@ from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataTypes
 from cpsc.types.infer import Scheme, Typing, constructor_arguments
 from cpsc.types.prelude import PRELUDE_FILE
-from cpsc.types.types import STRING, UNIT, TCon, TVar, Type, arrow, resolve, show
+from cpsc.types.types import STRING, UNIT, TCon, TVar, Type, arrow, is_arrow, resolve, show
 
 
 @dataclass
@@ -71,7 +71,9 @@ class Monomorphiser:
             return self.ground(self.typing.reveal(t), subst)
         if not t.args:
             return t
-        return TCon(t.name, tuple(self.ground(a, subst) for a in t.args))
+        # labels are the type checker's: a labelled arrow is a function like any other
+        name = "->" if is_arrow(t) else t.name
+        return TCon(name, tuple(self.ground(a, subst) for a in t.args))
 
     def type_of(self, node: object, subst: dict[int, Type]) -> Type:
         """The ground type inference gave `node`, under the instance's substitution."""
@@ -124,6 +126,8 @@ class Monomorphiser:
         if isinstance(e, ast.Var):
             return self.var(e, env, subst)
         if isinstance(e, ast.App):
+            if id(e) in self.typing.positional:  # an application with labels, in positional order
+                return self.expr(self.typing.positional[id(e)], env, subst)
             return ast.App(self.expr(e.function, env, subst), self.expr(e.argument, env, subst), e.span,
                            self.type_of(e, subst))
         if isinstance(e, ast.Fun):
@@ -477,5 +481,7 @@ def monomorphise(module: ast.Module, typing: Typing, datatypes: DataTypes | None
     datatypes = datatypes or DataTypes()
     mono = Monomorphiser(typing, datatypes, keep)
     body = mono.module(module)
+    for warning in typing.warnings:
+        mono.warnings.setdefault((warning.span, warning.message), warning)
     warnings = sorted(mono.warnings.values(), key=lambda w: (w.span.file, w.span.line, w.span.col))
     return ast.Program(body, datatypes, tuple(warnings))

@@ -16,7 +16,7 @@ from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError
 from cpsc.syntax.modules import FunctorValue, Scope, signature_items
 from cpsc.types.datatypes import DataType, DataTypes, display_name
-from cpsc.types.types import TCon, TVar, Type, resolve, show
+from cpsc.types.types import TCon, TVar, Type, is_arrow, resolve, show
 
 PREFIX = "cpsc__show"
 
@@ -87,8 +87,8 @@ class ValuePrinters:
         t = resolve(t)
         if isinstance(t, TVar):
             return '(fun _ _ -> "<poly>")'
-        if t.name in _SIMPLE:
-            return _SIMPLE[t.name]
+        if t.name in _SIMPLE or is_arrow(t):  # a labelled function too
+            return _SIMPLE["->"] if is_arrow(t) else _SIMPLE[t.name]
         key = show(t)
         if t.name == "lazy_t":  # as OCaml's toplevel: forced or not
             shown = self.printer(t.args[0])

@@ -38,6 +38,7 @@ class TyArrow:
     result: TypeExpr
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
+    label: str = ""  # "~x" for `x:t -> u`, "?x" for `?x:t -> u`
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,30 +173,41 @@ class Var:
 
 @dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class App:
+    """`function argument`; `label` is the argument's: "" (none), "~x" or "?x" (`~x:e`,
+    `?x:e`). The type checker puts labelled applications in positional order
+    (`Typing.positional`): no later stage sees a label."""
+
     function: Expr
     argument: Expr
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
+    label: str = ""
 
-    def __init__(self, function: Expr, argument: Expr, span: Span, ty: Any = None) -> None:
+    def __init__(self, function: Expr, argument: Expr, span: Span, ty: Any = None, label: str = "") -> None:
         self.function = function
         self.argument = argument
         self.span = span
         self.ty = ty
+        self.label = label
 
 
 @dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class Fun:
+    """`fun param -> body`; `label` is the parameter's: "", "~x" or "?x" (an optional
+    parameter's pattern has an option type; its default is the parser's `match`)."""
+
     param: Pattern
     body: Expr
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
+    label: str = ""
 
-    def __init__(self, param: Pattern, body: Expr, span: Span, ty: Any = None) -> None:
+    def __init__(self, param: Pattern, body: Expr, span: Span, ty: Any = None, label: str = "") -> None:
         self.param = param
         self.body = body
         self.span = span
         self.ty = ty
+        self.label = label
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,6 +518,17 @@ class Program:
     body: Expr
     datatypes: Any
     warnings: tuple[Any, ...] = ()  # `CompileError`s to print as warnings
+
+
+def application_spine(expr: App) -> tuple[Expr, list[App]]:
+    """`f a1 ... an`: f and the applications, innermost first (without recursion)."""
+    applications = [expr]
+    head = expr.function
+    while isinstance(head, App):
+        applications.append(head)
+        head = head.function
+    applications.reverse()
+    return head, applications
 
 
 def pattern_names(pattern: Pattern) -> list[str]:

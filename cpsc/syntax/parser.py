@@ -25,7 +25,6 @@ from cpsc.lang_files import lang_file
 from cpsc.syntax import ast, lalr
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
-from cpsc.syntax.labels import Labelled, apply_labelled
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.modules import Env, Scope, elaborate, has_module_items
 from cpsc.syntax.printf import printf_application
@@ -126,13 +125,12 @@ _OUTSIDE_FL = re.compile(r"""
   | (?P<module_type_of>\bmodule\s+type\s+of\b)
   | (?P<first_class_modules>\(\s*(?:module|val)\b)
   | (?P<variants>`[A-Za-z])
-  | (?P<labels>(?<![~\w])~[a-z_][\w']*+(?!:)|\?[a-z_(])
   | (?P<other>\b(?:external|constraint)\b)
 """, re.VERBOSE)
 
 # What each construct above contains (the words as words): a text without any holds none of them.
 _OUTSIDE_FL_SIGNS = ("object", "class", "method", "new", "inherit", "initializer", "virtual", "private",
-                     "module", "val", "`", "~", "?", "#", "external",
+                     "module", "val", "`", "#", "external",
                      "constraint", "exception")
 
 
@@ -158,15 +156,13 @@ _OUTSIDE_FL_MESSAGES = {
     "module_type_of": "`module type of` is not part of FL",
     "first_class_modules": "first-class modules are not part of FL",
     "variants": "polymorphic variants are not part of FL",
-    "labels": "labelled parameters, punned labels and optional arguments are not part of FL"
-              " (only `~label:e` arguments to String.starts_with and String.ends_with are)",
     "other": "this construct ({}) is not part of FL",
 }
 
 
 def reject_outside_fl(text: str, file: str) -> None:
     """A located diagnostic on the first construct of OCaml that FL leaves out (objects,
-    functors, polymorphic variants, labels, ...), rather than a parse error further on."""
+    polymorphic variants, ...), rather than a parse error further on."""
     if not _holds_outside_fl_sign(text):  # most programs: a few `str.find`s, not the expression
         return  # below, whose every alternative is tried at every position (14 ms at 2,000 lines)
     for match in _OUTSIDE_FL.finditer(text):
@@ -873,10 +869,11 @@ class _ToAst:
 
     def apply(self, function: ast.Expr, *arguments: ast.Expr | Labelled) -> ast.Expr:
         """`f a1 ... an`, the whole spine at once so that labelled arguments can be ordered."""
-        if any(isinstance(argument, Labelled) for argument in arguments):
-            return apply_labelled(function, list(arguments), self._span((function, arguments[-1])))
         for argument in arguments:
-            function = self._apply_one(function, argument)  # type: ignore[arg-type]
+            if isinstance(argument, Labelled):  # put in positional order by the type checker
+                function = ast.App(function, argument.value, self._span((function, argument)), label=argument.label)
+            else:
+                function = self._apply_one(function, argument)
         return function
 
     def _apply_one(self, function: ast.Expr, argument: ast.Expr) -> ast.Expr:
@@ -887,7 +884,42 @@ class _ToAst:
         return ast.App(function, argument, span) if expanded is None else expanded
 
     def labelled(self, label: Token, value: ast.Expr) -> Labelled:
-        return Labelled(str(label)[1:-1], value, self._span((label, value)))
+        """`~x:e` or `?x:e`."""
+        return Labelled(_label_of(label), value, self._span((label, value)))
+
+    def punned_argument(self, label: Token) -> Labelled:
+        """`~x` (`~x:x`) or `?x` (`?x:x`)."""
+        span = self._tok_span(label)
+        return Labelled(_label_of(label), ast.Var(str(label)[1:], span), span)
+
+    # ---------------------------------------------------------------- labelled parameters
+    def punned_parameter(self, label: Token) -> _Parameter:
+        span = self._tok_span(label)
+        return _Parameter(_label_of(label), ast.PVar(str(label)[1:], span), None, span)
+
+    def labelled_parameter(self, label: Token, pattern: ast.Pattern) -> _Parameter:
+        return _Parameter(_label_of(label), pattern, None, self._span((label, pattern)))
+
+    def annotated_parameter(self, sign: Token, opening: Token, name: Token, annotation: ast.TypeExpr,
+                            closing: Token) -> _Parameter:
+        """`~(x : t)`, `?(x : t)`."""
+        span = self._span((sign, closing))
+        pattern = ast.PAnnot(ast.PVar(str(name), self._tok_span(name)), annotation, span)
+        return _Parameter(str(sign) + str(name), pattern, None, span)
+
+    def default_parameter(self, sign: Token, *parts: Any) -> _Parameter:
+        """`?(x = e)`, `?(x : t = e)`, `?x:(p = e)`, `?x:(p : t = e)`."""
+        closing = parts[-1]
+        default = parts[-2]
+        if str(sign) == "?":  # `?(x ...)`: parts are `(`, x, [t,] e, `)`
+            name = parts[1]
+            pattern: ast.Pattern = ast.PVar(str(name), self._tok_span(name))
+            label = "?" + str(name)
+        else:
+            pattern, label = parts[1], _label_of(sign)
+        if len(parts) == 5:
+            pattern = ast.PAnnot(pattern, parts[2], parts[2].span)
+        return _Parameter(label, pattern, default, self._span((sign, closing)))
 
     def var(self, name: ast.PVar) -> ast.Expr:
         return ast.Var(name.name, name.span)
@@ -1063,6 +1095,12 @@ class _ToAst:
     # ---------------------------------------------------------------- types
     def tarrow(self, param: ast.TypeExpr, result: ast.TypeExpr) -> ast.TypeExpr:
         return ast.TyArrow(param, result, self._span((param, result)))
+
+    def labelled_arrow(self, label: Token, *parts: Any) -> ast.TypeExpr:
+        """`x:t -> u` (x a LIDENT, then ":"), `?x:t -> u` (one OPTLABEL token)."""
+        param, result = parts[-2], parts[-1]
+        text = "~" + str(label) if label.type == "LIDENT" else _label_of(label)
+        return ast.TyArrow(param, result, self._span((label, result)), label=text)
 
     def ttuple(self, *items: Any) -> ast.TypeExpr:
         return ast.TyTuple(tuple(i for i in items if not isinstance(i, Token)), self._span(items))
@@ -1378,8 +1416,48 @@ def _function(params: list[Any], body: ast.Expr, span: Span) -> ast.Expr:
             rest = [renamer.node(p) if not isinstance(p, _LocalTypes) else p for p in params[index + 1:]]
             return _function(params[:index] + rest, renamer.node(body), span)
     for param in params[::-1]:
-        body = ast.Fun(_no_lazy(param), body, span)
+        if isinstance(param, _Parameter):
+            body = param.function(body, span)
+        else:
+            body = ast.Fun(_no_lazy(param), body, span)
     return body
+
+
+def _label_of(token: Token) -> str:
+    """A label's name as the AST keeps it, from `~x:`, `?x:`, `~x` or `?x`: `~x`, `?x`."""
+    return str(token).rstrip(":")
+
+
+@dataclasses.dataclass(frozen=True)
+class Labelled:
+    """A `~x:e` or `?x:e` argument (label `~x`, `?x`), until `apply` makes it a labelled `ast.App`."""
+
+    label: str
+    value: ast.Expr
+    span: Span
+
+
+@dataclasses.dataclass(frozen=True)
+class _Parameter:
+    """A labelled (`~x`) or optional (`?x`) parameter: its pattern and an optional one's default."""
+
+    label: str
+    pattern: ast.Pattern
+    default: ast.Expr | None
+    span: Span
+
+    def function(self, body: ast.Expr, span: Span) -> ast.Fun:
+        """`fun ~x:p -> body`; `fun ?x:(p = e) -> body` takes an option, bound to p as
+        `match x with Some v -> v | None -> e` (e evaluated only when x is left out)."""
+        if self.default is None:
+            return ast.Fun(_no_lazy(self.pattern), body, span, label=self.label)
+        given = "*opt*" + self.label[1:]
+        matched = ast.Match(ast.Var(given, self.span), (
+            ast.Case(ast.PConstruct("Some", (ast.PVar(given, self.span),), self.span), None,
+                     ast.Var(given, self.span), self.span),
+            ast.Case(ast.PConstruct("None", (), self.span), None, self.default, self.span)), self.span)
+        binding = ast.bound_by_match(ast.Binding(_no_lazy(self.pattern), matched, self.span))
+        return ast.Fun(ast.PVar(given, self.span), ast.Let(False, (binding,), body, span), span, label=self.label)
 
 
 class _TypeNamesRenamer:

@@ -20,6 +20,7 @@ from cpsc.syntax.parser import parse_type
 from cpsc.syntax.printf import PRINTERS
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataType, DataTypes, display_name, record, substitute, variant
+from cpsc.types.labels import LabelledApplication, has_labels, option_type
 from cpsc.types.types import (
     BASE_TYPES,
     BOOL,
@@ -33,6 +34,7 @@ from cpsc.types.types import (
     TVar,
     Type,
     arrow,
+    is_arrow,
     resolve,
     show,
     tuple_type,
@@ -75,6 +77,10 @@ class Typing:
     fields: dict[int, tuple[str, ...]] = field(default_factory=dict)
     # an abstract type a signature made (`ast.AbstractType`) -> its parameters and definition
     abstract: dict[str, tuple[tuple[str, ...], TCon]] = field(default_factory=dict)
+    # an application with labels, or leaving out optional arguments (its outermost `ast.App`)
+    # -> the same in positional order, which later stages see instead (`cpsc.types.labels`)
+    positional: dict[int, ast.Expr] = field(default_factory=dict)
+    warnings: list[CompileError] = field(default_factory=list)  # OCaml's warnings found by inference
 
     def reveal(self, t: Type) -> Type:
         """`t` with its abstract types replaced by their definitions (what later stages see)."""
@@ -209,7 +215,8 @@ class Inferencer:
                 vars[texpr.name] = self.fresh()
             return vars[texpr.name]
         if isinstance(texpr, ast.TyArrow):
-            return arrow(self.type_of_annotation(texpr.param, vars), self.type_of_annotation(texpr.result, vars))
+            return arrow(_parameter_type(texpr.label, self.type_of_annotation(texpr.param, vars)),
+                         self.type_of_annotation(texpr.result, vars), texpr.label)
         if isinstance(texpr, ast.TyTuple):
             return tuple_type([self.type_of_annotation(i, vars) for i in texpr.items])
         return self.named_type(texpr, [self.type_of_annotation(a, vars) for a in texpr.args], vars)
@@ -239,7 +246,8 @@ class Inferencer:
         if isinstance(body, ast.TyVar) and body.name in params:
             return params[body.name]
         if isinstance(body, ast.TyArrow):
-            return arrow(self.expand(body.param, params, vars), self.expand(body.result, params, vars))
+            return arrow(_parameter_type(body.label, self.expand(body.param, params, vars)),
+                         self.expand(body.result, params, vars), body.label)
         if isinstance(body, ast.TyTuple):
             return tuple_type([self.expand(i, params, vars) for i in body.items])
         if isinstance(body, ast.TyName):
@@ -535,10 +543,10 @@ class Inferencer:
         if isinstance(expr, ast.App):
             return self.infer_app(expr, env)
         if isinstance(expr, ast.Fun):
-            param = self.fresh()
+            param = _parameter_type(expr.label, self.fresh())
             with env.scope():
                 self.bind_pattern(expr.param, param, env)
-                return arrow(param, self.infer(expr.body, env))
+                return arrow(param, self.infer(expr.body, env), expr.label)
         if isinstance(expr, ast.Let):
             return self.infer_let_chain(expr, env)
         if isinstance(expr, ast.If):
@@ -679,16 +687,27 @@ class Inferencer:
         return t
 
     def infer_app(self, expr: ast.App, env: Scope[Scheme]) -> Type:
-        function = self.infer(expr.function, env)
+        """An application spine `f a1 ... an` at once: positional arguments to parameters
+        without labels, one after the other; otherwise labels decide (`cpsc.types.labels`)."""
+        head, applications = ast.application_spine(expr)
+        function = self.infer(head, env)
+        if any(a.label for a in applications) or has_labels(function, len(applications)):
+            return LabelledApplication(self, env, expr, head, function, applications).infer()
+        for application in applications[:-1]:
+            function = self.apply_positional(function, application, env)
+            self.typing.types[id(application)] = function
+        return self.apply_positional(function, applications[-1], env)
+
+    def apply_positional(self, function: Type, application: ast.App, env: Scope[Scheme]) -> Type:
         resolved = resolve(function)
-        if isinstance(resolved, TCon) and resolved.name != "->":
-            head = expr.function
+        if isinstance(resolved, TCon) and not is_arrow(resolved):
+            head = application.function
             raise CompileError(head.span, f"This expression has type {show(function)}\n"
                                "       This is not a function; it cannot be applied.")
         result = self.fresh()
         param = self.fresh()
-        self.expect(function, arrow(param, result), expr.function.span)
-        self.check(expr.argument, env, param, expr.argument.span)
+        self.expect(function, arrow(param, result), application.function.span)
+        self.check(application.argument, env, param, application.argument.span)
         return result
 
     def infer_bound(self, binding: ast.Binding, env: Scope[Scheme]) -> Type:
@@ -705,7 +724,7 @@ class Inferencer:
         if is_rec:
             with env.scope():
                 for binding in bindings:
-                    self.bind_pattern(binding.pattern, self.fresh(), env)
+                    self.bind_pattern(binding.pattern, self.approximate(binding.value), env)
                 for binding in bindings:
                     if not isinstance(ast.unannotated(binding.value), ast.Fun):
                         raise CompileError(binding.value.span, "This kind of expression is not allowed as "
@@ -722,6 +741,20 @@ class Inferencer:
         self.level -= 1
         for pattern, _t, generalizable in types:
             self.bind_generalized(pattern, generalizable, env)
+
+    def approximate(self, value: ast.Expr) -> Type:
+        """A recursive function's type before its body is inferred: its parameters' arrows,
+        with their labels (OCaml's `type_approx`: a recursive call by label, or leaving out an
+        optional argument, needs them), the rest unknown."""
+        labels: list[str] = []
+        value = ast.unannotated(value)
+        while isinstance(value, ast.Fun):
+            labels.append(value.label)
+            value = value.body
+        t: Type = self.fresh()
+        for label in reversed(labels):
+            t = arrow(_parameter_type(label, self.fresh()), t, label)
+        return t
 
     def bind_generalized(self, pattern: ast.Pattern, generalizable: bool, env: Scope[Scheme]) -> None:
         t = self.typing.types[id(pattern)]
@@ -889,3 +922,8 @@ def constructor_arguments(name: str, given: tuple[object, ...], span: Span, arit
         raise CompileError(span, f"The constructor {display_name(name)} expects {arity} argument(s),\n"
                            f"       but is applied here to {len(given)} argument(s)")
     return given
+
+
+def _parameter_type(label: str, t: Type) -> Type:
+    """What a function receives for a parameter of type t: an optional one, `t option`."""
+    return option_type(t) if label[:1] == "?" else t

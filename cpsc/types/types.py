@@ -60,8 +60,19 @@ EXN = TCon("exn")  # the open type of exceptions (blocks: identity, then argumen
 EXNID = TCon("exnid")  # an exception's identity (slot 0 of its values): an `ExceptionId` constant
 
 
-def arrow(param: Type, result: Type) -> TCon:
-    return TCon("->", (param, result))
+def arrow(param: Type, result: Type, label: str = "") -> TCon:
+    """`param -> result`; with a label, `x:param -> result` (label "~x") or `?x:t -> result`
+    (label "?x", param the option type `t option` its function receives)."""
+    return TCon(label or "->", (param, result))
+
+
+def is_arrow(t: TCon) -> bool:
+    """A function type, labelled or not: only `->`, `~x` and `?x` are named so."""
+    return t.name == "->" or t.name[0] in "~?"
+
+
+def arrow_label(t: TCon) -> str:
+    return "" if t.name == "->" else t.name
 
 
 def tuple_type(items: list[Type] | tuple[Type, ...]) -> TCon:
@@ -96,8 +107,8 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
             return names[t.id]
         if t.name == "->" and _is_seq(t):  # `'a Seq.t` abbreviates `unit -> 'a Seq.node`
             return f"{go(resolve(t.args[1]).args[0], 2)} Seq.t"  # type: ignore[union-attr]
-        if t.name == "->":
-            text = f"{go(t.args[0], 1)} -> {go(t.args[1], 0)}"
+        if is_arrow(t):
+            text = f"{_label_text(t)}{go(_labelled_parameter(t), 1)} -> {go(t.args[1], 0)}"
             return f"({text})" if prec > 0 else text
         if t.name == "*":
             text = " * ".join(go(a, 2) for a in t.args)
@@ -111,6 +122,18 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
         return "(" + ", ".join(go(a, 0) for a in t.args) + ") " + name
 
     return go(t, 0)
+
+
+def _label_text(t: TCon) -> str:
+    return "" if t.name == "->" else (t.name[1:] if t.name[0] == "~" else t.name) + ":"
+
+
+def _labelled_parameter(t: TCon) -> Type:
+    """An optional parameter's type as OCaml prints it: `?x:int`, not `?x:int option`."""
+    param = resolve(t.args[0])
+    if t.name[0] == "?" and isinstance(param, TCon) and param.name == "option":
+        return param.args[0]
+    return param
 
 
 def _is_seq(t: TCon) -> bool:

@@ -46,5 +46,5 @@ def test_the_compiled_build_is_the_one_tested():
 
 def test_every_construct_outside_fl_has_a_program():
     names = {p.stem for p in PROGRAMS}
-    assert {"objects", "outside_recursive_module", "polymorphic_variant", "label", "optional", "gadt",
+    assert {"objects", "outside_recursive_module", "polymorphic_variant", "gadt",
             "first_class_module"} <= names

@@ -116,6 +116,12 @@ PHRASES = [
     ("In { x = 1; y = \"a\" };;", "- : inline = In {x = 1; y = \"a\"}\n"),
     ("module type WIDE = sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end;;",
      "module type WIDE =\n  sig val aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa : int val b : int end\n"),
+    # Labelled and optional parameters in types, as OCaml prints them.
+    ("let lf ~x ?(y = 2) z = x * 100 + y * 10 + z;;", "val lf : x:int -> ?y:int -> int -> int = <fun>\n"),
+    ("lf ~y:3;;", "- : x:int -> int -> int = <fun>\n"),
+    ("lf 4 ~x:1;;", "- : int = 124\n"),
+    ("Option.value;;", "- : 'a option -> default:'a -> 'a = <fun>\n"),
+    ("let lapp f = f ~x:1 ?y:None;;", "val lapp : (x:int -> ?y:'a -> 'b) -> 'b = <fun>\n"),
 ]
 
 

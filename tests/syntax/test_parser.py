@@ -52,7 +52,6 @@ def test_deep_parentheses_parse_without_recursion():
     ("let m = (module M)", "first-class modules"),
     ("module rec A : S = struct end", "recursive modules"), ("module L : module type of List = List", "module type of"),
     ("let v = `A", "polymorphic variants"),
-    ("let f ~x = x", "labelled"), ("let f ?x () = 1", "labelled"),
     ("external f : int -> int = \"f\"", "external"),
 ])
 def test_constructs_outside_fl_get_their_own_diagnostic(source, message):
@@ -71,4 +70,4 @@ def test_only_whole_words_of_constructs_outside_fl_send_a_text_to_the_full_scan(
     from cpsc.syntax.parser import _holds_outside_fl_sign
 
     assert not _holds_outside_fl_sign("let classify value = print_newline (); signal value\n")
-    assert all(_holds_outside_fl_sign(text) for text in ("new c", "(val x)", "f ?x", "é new", "new'"))
+    assert all(_holds_outside_fl_sign(text) for text in ("new c", "(val x)", "é new", "new'"))

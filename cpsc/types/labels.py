@@ -1,0 +1,226 @@
+"""Labelled and optional arguments: applications put in positional order by the type checker.
+
+A function type's arrows carry their parameters' labels (`cpsc.types.types.arrow`: `~x` for
+`x:t -> u`, `?x` for `?x:t -> u`, whose parameter has the type `t option`). An application
+whose arguments have labels, or whose function has labelled parameters, is matched as OCaml 4.13
+matches it (typecore's `type_application`), parameter by parameter along the function's type:
+
+- a parameter without a label takes the first argument without one;
+- a labelled parameter takes the first argument with its label; an optional one given `~x:e`
+  receives `Some e`, given `?x:e` receives e (itself an option);
+- an optional parameter no argument names receives `None` when an argument without a label is
+  still to be placed after it (it is then erased), else it stays a parameter of the result;
+- any other parameter no argument names stays a parameter of the result: the application
+  becomes `fun x -> f ... x ...` over such parameters, its arguments evaluated once, before it.
+
+When every argument is unlabelled, the function's type is known and it has as many parameters
+without `?` as there are arguments, labels are ignored (a total application, which OCaml
+accepts with warning 6). When the function's type is not known (a parameter `f` applied as
+`f ~x:1`), the arguments give it its arrows, with their labels, in the order written.
+
+The positional application replaces the original one for every later stage
+(`Typing.positional`), so labels cost nothing at run time and no pass sees them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cpsc.syntax import ast
+from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.types.types import TCon, TVar, Type, arrow, arrow_label, is_arrow, resolve, show
+
+
+def has_labels(function: Type, count: int) -> bool:
+    """Whether one of the first `count` parameters of a function of type `function` (as far as
+    it is known) has a label."""
+    for _ in range(count):
+        t = resolve(function)
+        if not isinstance(t, TCon) or not is_arrow(t):
+            return False
+        if t.name != "->":
+            return True
+        function = t.args[1]
+    return False
+
+
+def option_type(t: Type) -> TCon:
+    return TCon("option", (t,))
+
+
+class LabelledApplication:
+    """One application spine `head a1 ... an` (`applications` its `ast.App`s, innermost
+    first) whose arguments are matched by label; `infer` gives its type and records its
+    positional form."""
+
+    # `inferencer` is `cpsc.types.infer.Inferencer`, which imports this module; env its scope.
+    def __init__(self, inferencer: Any, env: Any, expr: ast.App, head: ast.Expr, function: Type,
+                 applications: list[ast.App]) -> None:
+        self.inferencer = inferencer
+        self.typing = inferencer.typing
+        self.env = env
+        self.expr = expr
+        self.head = head
+        self.function = function
+        self.arguments = [(a.label, a.argument) for a in applications]
+        self.parameters: list[tuple[str, Type, Type]] = []  # (label, parameter type, result type)
+        t = resolve(function)
+        while isinstance(t, TCon) and is_arrow(t):
+            self.parameters.append((arrow_label(t), t.args[0], t.args[1]))
+            t = resolve(t.args[1])
+        self.known = not isinstance(t, TVar)
+
+    def infer(self) -> Type:
+        plan, leftover = self.match()
+        uses = [entry[1] for entry in plan if entry[0] in ("arg", "some")]
+        in_order = uses == sorted(uses) and "missing" not in (entry[0] for entry in plan)
+        bound: dict[int, str] = {}
+        lets: list[tuple[str, ast.Expr]] = []
+        if not in_order:  # evaluated first, in the order written (FL's order)
+            if not isinstance(self.head, ast.Var):
+                lets.append(("*function*", self.head))
+            for index, (_, argument) in enumerate(self.arguments):
+                if not isinstance(argument, (ast.Var, ast.Const)):
+                    bound[index] = f"*argument{index}*"
+                    lets.append((bound[index], argument))
+        body, t = self.positional(plan, leftover, bound, "*function*" if lets and lets[0][0] == "*function*" else None)
+        for name, value in reversed(lets):
+            pattern = ast.PVar(name, value.span)
+            value_type = self.typing.types[id(value)]
+            self.typing.types[id(pattern)] = value_type
+            body = self.typed(ast.Let(False, (ast.Binding(pattern, value, value.span),), body, self.expr.span), t)
+        self.typing.positional[id(self.expr)] = body
+        return t
+
+    # ------------------------------------------------------------------ matching
+    def match(self) -> tuple[list[tuple[str, int]], list[int]]:
+        """For each parameter up to the last one given: ("arg", i) the i-th argument as it is,
+        ("some", i) wrapped in `Some`, ("none", -1) or ("missing", -1); and the arguments left
+        over (applied to the result, whose type is not known)."""
+        remaining = list(range(len(self.arguments)))
+        if self.ignores_labels():
+            omitted = [label[1:] for label, _, _ in self.parameters if label[:1] == "~"]
+            text = f"labels {', '.join(omitted)} were" if len(omitted) > 1 else f"label {omitted[0]} was"
+            self.typing.warnings.append(CompileError(
+                self.head.span, f"{text} omitted in the application of this function."))
+            positional = iter(remaining)
+            return [("none", -1) if label[:1] == "?" else ("arg", next(positional))
+                    for label, _, _ in self.parameters], []
+        plan: list[tuple[str, int]] = []
+        for label, _, _ in self.parameters:
+            if not remaining:
+                break
+            plan.append(self.take(label, remaining))
+        if remaining and self.known:
+            self.reject(remaining[0], plan)
+        while not remaining and plan and plan[-1][0] == "missing":
+            plan.pop()
+        return plan, remaining
+
+    def ignores_labels(self) -> bool:
+        """A total application without labels (OCaml's `ignore_labels`, warning 6)."""
+        mandatory = [label for label, _, _ in self.parameters if label[:1] != "?"]
+        return (self.known and all(label == "" for label, _ in self.arguments)
+                and len(mandatory) == len(self.arguments) and any(mandatory))
+
+    def take(self, label: str, remaining: list[int]) -> tuple[str, int]:
+        """The argument for a parameter labelled `label` ("" for none), taken out of `remaining`."""
+        name = label[1:]
+        found = next((i for i in remaining if (self.arguments[i][0][1:] == name if label else
+                                              not self.arguments[i][0])), None)
+        if found is not None:
+            remaining.remove(found)
+            given = self.arguments[found][0]
+            if label[:1] == "~" and given[:1] == "?":
+                self.reject(found, [])
+            return ("some", found) if label[:1] == "?" and given[:1] == "~" else ("arg", found)
+        if label[:1] == "?" and any(not self.arguments[i][0] for i in remaining):
+            return "none", -1
+        return "missing", -1
+
+    def reject(self, index: int, plan: list[tuple[str, int]]) -> None:
+        """An argument no parameter takes; the function's type is shown without the
+        parameters the others were given to, as OCaml shows it."""
+        label, argument = self.arguments[index]
+        if not label:
+            raise CompileError(self.head.span, f"This expression has type {show(self.function)}\n"
+                               "       It is applied to too many arguments; maybe you forgot a `;'.")
+        rest: Type = self.parameters[-1][2] if self.parameters else self.function
+        for position in range(len(self.parameters) - 1, -1, -1):
+            if position >= len(plan) or plan[position][0] == "missing":
+                parameter_label, parameter, _ = self.parameters[position]
+                rest = arrow(parameter, rest, parameter_label)
+        raise CompileError(argument.span, f"The function applied to this argument has type {show(rest)}\n"
+                           f"This argument cannot be applied with label {label}")
+
+    # ------------------------------------------------------------------ building
+    def positional(self, plan: list[tuple[str, int]], leftover: list[int], bound: dict[int, str],
+                   function_name: str | None) -> tuple[ast.Expr, Type]:
+        """`head` applied to the arguments in the order of its parameters, then to those left
+        over, under `fun`s for the parameters left out; and its type."""
+        span = self.expr.span
+        body: ast.Expr = self.head if function_name is None else \
+            self.typed(ast.Var(function_name, self.head.span), self.function)
+        missing: list[tuple[str, str, Type]] = []
+        t: Type = self.function
+        for (kind, index), (label, parameter, result) in zip(plan, self.parameters):
+            if kind == "missing":
+                name = f"*missing{len(missing)}*"
+                missing.append((name, label, parameter))
+                argument: ast.Expr = self.typed(ast.Var(name, span), parameter)
+            elif kind == "none":
+                argument = self.option(None, parameter, span)
+            else:
+                self.check(index, parameter if kind == "arg" else self.element(parameter, index))
+                argument = self.reference(index, bound)
+                if kind == "some":
+                    argument = self.option(argument, parameter, span)
+            body = self.typed(ast.App(body, argument, span), result)
+            t = result
+        for index in leftover:
+            body, t = self.apply_unknown(body, t, index, bound)
+        for name, label, parameter in reversed(missing):
+            pattern = ast.PVar(name, span)
+            self.typing.types[id(pattern)] = parameter
+            t = arrow(parameter, t, label)
+            body = self.typed(ast.Fun(pattern, body, span, label=label), t)
+        return body, t
+
+    def apply_unknown(self, body: ast.Expr, function: Type, index: int, bound: dict[int, str]) -> tuple[ast.Expr, Type]:
+        """`body` applied to a left-over argument: its type gets the arrow, with the label."""
+        label, argument = self.arguments[index]
+        argument_type = self.inferencer.infer(argument, self.env)
+        if label[:1] == "?":
+            self.inferencer.expect(argument_type, option_type(self.inferencer.fresh()), argument.span)
+        result = self.inferencer.fresh()
+        self.inferencer.expect(function, arrow(argument_type, result, label), self.head.span)
+        return self.typed(ast.App(body, self.reference(index, bound), self.expr.span), result), result
+
+    def check(self, index: int, expected: Type) -> None:
+        argument = self.arguments[index][1]
+        self.inferencer.check(argument, self.env, expected, argument.span)
+
+    def element(self, parameter: Type, index: int) -> Type:
+        """The type of `e` in `~x:e` given to the optional parameter `?x` of type `parameter`."""
+        element = self.inferencer.fresh()
+        self.inferencer.expect(option_type(element), parameter, self.arguments[index][1].span)
+        return element
+
+    def reference(self, index: int, bound: dict[int, str]) -> ast.Expr:
+        argument = self.arguments[index][1]
+        if index not in bound:
+            return argument
+        return self.typed(ast.Var(bound[index], argument.span), self.typing.types[id(argument)])
+
+    def option(self, value: ast.Expr | None, t: Type, span: Span) -> ast.Expr:
+        """`Some value` (`None` when value is None) of the option type t."""
+        name = "None" if value is None else "Some"
+        key, result, _ = self.inferencer.constructor(name, span, t)
+        self.inferencer.expect(result, t, span)
+        construct = ast.Construct(name, () if value is None else (value,), span)
+        self.typing.constructors[id(construct)] = key
+        return self.typed(construct, t)
+
+    def typed(self, node: ast.Expr, t: Type) -> ast.Expr:
+        self.typing.types[id(node)] = t
+        return node
