@@ -87,8 +87,9 @@ class ValuePrinters:
         t = resolve(t)
         if isinstance(t, TVar):
             return '(fun _ _ -> "<poly>")'
-        if t.name in _SIMPLE or is_arrow(t):  # a labelled function too
-            return _SIMPLE["->"] if is_arrow(t) else _SIMPLE[t.name]
+        name = "->" if is_arrow(t) else t.name  # a labelled function is shown as any other
+        if name in _SIMPLE:
+            return _SIMPLE[name]
         key = show(t)
         if t.name == "lazy_t":  # as OCaml's toplevel: forced or not
             shown = self.printer(t.args[0])

@@ -76,14 +76,16 @@ class LabelledApplication:
         in_order = uses == sorted(uses) and "missing" not in (entry[0] for entry in plan)
         bound: dict[int, str] = {}
         lets: list[tuple[str, ast.Expr]] = []
+        function_name = None
         if not in_order:  # evaluated first, in the order written (FL's order)
             if not isinstance(self.head, ast.Var):
-                lets.append(("*function*", self.head))
+                function_name = "*function*"
+                lets.append((function_name, self.head))
             for index, (_, argument) in enumerate(self.arguments):
                 if not isinstance(argument, (ast.Var, ast.Const)):
                     bound[index] = f"*argument{index}*"
                     lets.append((bound[index], argument))
-        body, t = self.positional(plan, leftover, bound, "*function*" if lets and lets[0][0] == "*function*" else None)
+        body, t = self.positional(plan, leftover, bound, function_name)
         for name, value in reversed(lets):
             pattern = ast.PVar(name, value.span)
             value_type = self.typing.types[id(value)]
