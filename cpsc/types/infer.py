@@ -176,8 +176,11 @@ class Inferencer:
         except _TypeError as err:
             names: dict[int, str] = {}
             actual_text, expected_text = show(actual, names), show(expected, names)
-            message = (f"This {what} has type {actual_text} but an {what} was expected of type "
-                       f"{expected_text}")
+            if what == "pattern":  # `actual` is the type matched, `expected` the pattern's own
+                message = (f"This pattern matches values of type {expected_text} but a pattern was expected "
+                           f"which matches values of type {actual_text}")
+            else:
+                message = f"This {what} has type {actual_text} but an {what} was expected of type {expected_text}"
             if str(err) == "occurs":
                 message += f"\n       The type variable occurs inside {expected_text}"
             raise CompileError(span, message) from None
