@@ -123,11 +123,13 @@ class Monomorphiser:
     def expr(self, e: ast.Expr, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         if isinstance(e, ast.Const):
             return ast.Const(e.value, e.kind, e.span, self.type_of(e, subst))
+        if isinstance(e, (ast.Var, ast.App)) and id(e) in self.typing.positional:
+            # an application with labels in positional order, or a function whose optional
+            # parameters were left out (`cpsc.types.labels`)
+            return self.expr(self.typing.positional[id(e)], env, subst)
         if isinstance(e, ast.Var):
             return self.var(e, env, subst)
         if isinstance(e, ast.App):
-            if id(e) in self.typing.positional:  # an application with labels, in positional order
-                return self.expr(self.typing.positional[id(e)], env, subst)
             return ast.App(self.expr(e.function, env, subst), self.expr(e.argument, env, subst), e.span,
                            self.type_of(e, subst))
         if isinstance(e, ast.Fun):

@@ -20,7 +20,7 @@ from cpsc.syntax.parser import parse_type
 from cpsc.syntax.printf import PRINTERS
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataType, DataTypes, display_name, record, substitute, variant
-from cpsc.types.labels import LabelledApplication, has_labels, option_type
+from cpsc.types.labels import LabelledApplication, eliminate_optional, has_labels, option_type
 from cpsc.types.types import (
     BASE_TYPES,
     BOOL,
@@ -528,6 +528,16 @@ class Inferencer:
             self.expected = expected
         self.expect(self.infer(expr, env), expected, span)
 
+    def check_argument(self, expr: ast.Expr, env: Scope[Scheme], expected: Type, span: Span) -> None:
+        """`check` for a function's argument, which may leave out a function's optional
+        parameters where one without labels is expected (`cpsc.types.labels.eliminate_optional`)."""
+        if not isinstance(expr, (ast.Var, ast.App)):
+            self.check(expr, env, expected, span)
+            return
+        t = self.infer(expr, env)
+        if not eliminate_optional(self, expr, t, expected):
+            self.expect(t, expected, span)
+
     def _infer(self, expr: ast.Expr, env: Scope[Scheme]) -> Type:
         if isinstance(expr, ast.Const):
             return {"int": INT, "float": FLOAT, "bool": BOOL, "char": CHAR, "string": STRING,
@@ -710,7 +720,7 @@ class Inferencer:
         result = self.fresh()
         param = self.fresh()
         self.expect(function, arrow(param, result), application.function.span)
-        self.check(application.argument, env, param, application.argument.span)
+        self.check_argument(application.argument, env, param, application.argument.span)
         return result
 
     def infer_bound(self, binding: ast.Binding, env: Scope[Scheme]) -> Type:

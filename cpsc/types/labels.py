@@ -24,6 +24,7 @@ The positional application replaces the original one for every later stage
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from cpsc.syntax import ast
@@ -200,7 +201,7 @@ class LabelledApplication:
 
     def check(self, index: int, expected: Type) -> None:
         argument = self.arguments[index][1]
-        self.inferencer.check(argument, self.env, expected, argument.span)
+        self.inferencer.check_argument(argument, self.env, expected, argument.span)
 
     def element(self, parameter: Type, index: int) -> Type:
         """The type of `e` in `~x:e` given to the optional parameter `?x` of type `parameter`."""
@@ -226,3 +227,64 @@ class LabelledApplication:
     def typed(self, node: ast.Expr, t: Type) -> ast.Expr:
         self.typing.types[id(node)] = t
         return node
+
+
+def eliminate_optional(inferencer: Any, expr: ast.Expr, t: Type, expected: Type) -> bool:
+    """A function with optional parameters first, given where a function without labels is
+    expected (`List.map (f ~x:1) l` with `f ~x:1 : ?y:int -> int -> int`): as OCaml does
+    (typecore's `type_argument`), it becomes `let g = e in fun v -> g None ... v`, its optional
+    parameters left out. Whether it did; then `expr`'s positional form is that function."""
+    wanted = resolve(expected)
+    if not (isinstance(expr, (ast.Var, ast.App)) and isinstance(wanted, TCon) and wanted.name == "->"):
+        return False
+    optional: list[Type] = []
+    rest = resolve(t)
+    while isinstance(rest, TCon) and rest.name[:1] == "?":
+        optional.append(rest.args[0])
+        rest = resolve(rest.args[1])
+    if not optional or not isinstance(rest, TCon) or rest.name != "->" or has_labels(rest.args[1], sys.maxsize):
+        return False
+    typing = inferencer.typing
+    span = expr.span
+    function = ast.PVar("*eliminated*", span)
+    parameter = ast.PVar("*eta*", span)
+    typing.types[id(function)] = t
+    typing.types[id(parameter)] = rest.args[0]
+    body: ast.Expr = _typed(typing, ast.Var("*eliminated*", span), t)
+    for option, remaining in zip(optional, _results(t, len(optional))):
+        none = _typed(typing, ast.Construct("None", (), span), option)
+        key, result, _ = inferencer.constructor("None", span, option)
+        inferencer.expect(result, option, span)
+        typing.constructors[id(none)] = key
+        body = _typed(typing, ast.App(body, none, span), remaining)
+    body = _typed(typing, ast.App(body, _typed(typing, ast.Var("*eta*", span), rest.args[0]), span), rest.args[1])
+    eliminated = _typed(typing, ast.Fun(parameter, body, span), rest)
+    inferencer.expect(rest, expected, span)
+    typing.positional[id(expr)] = _typed(typing, ast.Let(False, (ast.Binding(function, _copy(typing, expr), span),),
+                                                         eliminated, span), rest)
+    return True
+
+
+def _results(t: Type, count: int) -> list[Type]:
+    """The types of a function of type t applied to 1, ..., count arguments."""
+    out: list[Type] = []
+    for _ in range(count):
+        t = resolve(t).args[1]  # type: ignore[union-attr]
+        out.append(t)
+    return out
+
+
+def _copy(typing: Any, expr: ast.Expr) -> ast.Expr:
+    """`expr` as another node with what inference recorded of it (its own node now stands for
+    the function that leaves out its optional arguments)."""
+    copy: ast.Expr = ast.Var(expr.name, expr.span) if isinstance(expr, ast.Var) else \
+        ast.App(expr.function, expr.argument, expr.span, label=expr.label)  # type: ignore[union-attr]
+    for table in (typing.types, typing.instances, typing.positional):
+        if id(expr) in table:
+            table[id(copy)] = table[id(expr)]
+    return copy
+
+
+def _typed(typing: Any, node: Any, t: Type) -> Any:
+    typing.types[id(node)] = t
+    return node
