@@ -30,7 +30,7 @@ from cpsc.syntax.parser import parse_module
 from cpsc.to_cps.convert import cps_convert
 from cpsc.types.datatypes import DataTypes
 from cpsc.types.infer import Typing, infer_module
-from cpsc.types.prelude import PRELUDE_FILE, checked_prelude, prelude_modules, prelude_text
+from cpsc.types.prelude import FORMAT_AT_EXIT, PRELUDE_FILE, checked_prelude, prelude_modules, prelude_text
 
 
 def parse_program(text: str, file: str, sources: SourceFiles | None = None,
@@ -62,12 +62,26 @@ def type_check(user: ast.Module, stages: Stages | None = None) -> tuple[Typing, 
 
 
 def monomorphic(user: ast.Module, typing: Typing, datatypes: DataTypes,
-                keep: Callable[[ast.Binding], bool] | None = None, stages: Stages | None = None) -> ast.Program:
+                keep: Callable[[ast.Binding], bool] | None = None, stages: Stages | None = None,
+                at_exit: bool = True) -> ast.Program:
     """The prelude and the user's declarations, type-checked, as one monomorphic expression
-    (`keep`: the top-level bindings kept although unused, as the REPL keeps its phrases')."""
+    (`keep`: the top-level bindings kept although unused, as the REPL keeps its phrases';
+    `at_exit`: whether the program's end runs `at_exit`'s functions, as a program's does and a
+    toplevel phrase's does not)."""
     with (stages or Stages()).stage("mono"):
-        module = ast.Module(checked_prelude().module.declarations + user.declarations, (PRELUDE_FILE,) + user.files)
-        return monomorphise(module, typing, datatypes, keep)
+        module = ast.Module(_prelude_declarations(typing) + user.declarations, (PRELUDE_FILE,) + user.files)
+        return monomorphise(module, typing, datatypes, keep, at_exit)
+
+
+def _prelude_declarations(typing: Typing) -> tuple[ast.Declaration, ...]:
+    """The prelude's declarations, without the one that flushes Format's standard formatters
+    at exit when the program names nothing of Format (it would keep them in every program)."""
+    declarations = checked_prelude().module.declarations
+    if "Format" in typing.modules_named:
+        return declarations
+    return tuple(d for d in declarations if not (isinstance(d, ast.LetDecl) and len(d.bindings) == 1
+                                                 and isinstance(d.bindings[0].pattern, ast.PVar)
+                                                 and d.bindings[0].pattern.name == FORMAT_AT_EXIT))
 
 
 def to_cps(program: ast.Program, stages: Stages | None = None) -> Program:

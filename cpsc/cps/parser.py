@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import struct
 from typing import Any
 
 from lark import Lark, Token, Transformer
@@ -172,7 +173,10 @@ class _Build(Transformer[Any, Any]):
         return ir.Const(float(items[0]), FLOAT)
 
     def special_float(self, items: list[Any]) -> Any:
-        return ir.Const({"#nan": math.nan, "#-nan": -math.nan, "#inf": float("inf"), "#-inf": float("-inf")}[str(items[0])], FLOAT)
+        text = str(items[0])
+        if text.startswith("#nan("):  # a NaN by its bits
+            return ir.Const(struct.unpack("<d", struct.pack("<Q", int(text[5:-1], 16)))[0], FLOAT)
+        return ir.Const({"#nan": math.nan, "#-nan": -math.nan, "#inf": float("inf"), "#-inf": float("-inf")}[text], FLOAT)
 
     def true(self, items: list[Any]) -> Any:
         return ir.Const(True, BOOL)

@@ -49,6 +49,9 @@ for _source, (_name, _arity) in builtins.LIBM_FUNCTIONS.items():  # the C librar
     _add(_name, (FLOAT,) * _arity, FLOAT, _source)
 _add("float_of_int", (INT,), FLOAT, "float_of_int")
 _add("int_of_float", (FLOAT,), INT, "int_of_float")
+for _bits in ("int64", "int32"):
+    _add(f"{_bits}_bits_of_float", (FLOAT,), INT, f"fl_{_bits}_bits_of_float")
+    _add(f"{_bits}_float_of_bits", (INT,), FLOAT, f"fl_{_bits}_float_of_bits")
 _add("string_of_int", (INT,), STRING, "string_of_int")
 _add("string_of_float", (FLOAT,), STRING, "string_of_float")
 _add("concat_string", (STRING, STRING), STRING, "^")

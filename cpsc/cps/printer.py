@@ -12,6 +12,7 @@ Nested functions name their parent: `fun g(y: int) -> int in f = ...`.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable
 
 from cpsc.cps import ir
@@ -55,12 +56,16 @@ def show_const(c: ir.Const) -> str:
         return f'exception("{escape(c.value.key)}", "{c.value.kinds}")'  # type: ignore[attr-defined]
     if name == "float":
         x = float(c.value)  # type: ignore[arg-type]
-        if math.isnan(x):
-            return "#-nan" if math.copysign(1.0, x) < 0 else "#nan"
+        if math.isnan(x):  # the default NaNs by name, any other by its bits
+            bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+            return _NANS.get(bits, f"#nan(0x{bits:016x})")
         if math.isinf(x):
             return "#inf" if x > 0 else "#-inf"
         return repr(x)
     return str(c.value)
+
+
+_NANS = {0x7FF8000000000000: "#nan", 0xFFF8000000000000: "#-nan"}
 
 
 def show_operand(o: ir.Operand) -> str:

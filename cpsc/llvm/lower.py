@@ -22,6 +22,7 @@ from cpsc.types.types import TCon
 
 I64, I32, I8, I1 = ll.IntType(64), ll.IntType(32), ll.IntType(8), ll.IntType(1)
 F64 = ll.DoubleType()
+F32 = ll.FloatType()
 PTR = ll.PointerType()
 VOID = ll.VoidType()
 
@@ -493,6 +494,14 @@ class FunctionLowering:
             return self.rt("fabs", *args)
         if op == "float_of_int":
             return b.sitofp(args[0], F64)
+        if op == "int64_bits_of_float":
+            return b.bitcast(args[0], I64)
+        if op == "int64_float_of_bits":
+            return b.bitcast(args[0], F64)
+        if op == "int32_bits_of_float":
+            return b.sext(b.bitcast(b.fptrunc(args[0], F32), I32), I64)
+        if op == "int32_float_of_bits":
+            return b.fpext(b.bitcast(b.trunc(args[0], I32), F32), F64)
         if op == "int_of_float":
             return self.rt("fl_int_of_float", *args)
         if op == "string_of_int":

@@ -54,6 +54,10 @@ def DoubleType() -> Type:
     return Type("double")
 
 
+def FloatType() -> Type:
+    return Type("float")
+
+
 def PointerType() -> Type:
     return Type("ptr")
 
@@ -372,6 +376,15 @@ class IRBuilder:
 
     def trunc(self, a: Value, type_: Type) -> Value:
         return self._cast("trunc", a, type_)
+
+    def sext(self, a: Value, type_: Type) -> Value:
+        return self._cast("sext", a, type_)
+
+    def fptrunc(self, a: Value, type_: Type) -> Value:
+        return self._cast("fptrunc", a, type_)
+
+    def fpext(self, a: Value, type_: Type) -> Value:
+        return self._cast("fpext", a, type_)
 
     def sitofp(self, a: Value, type_: Type) -> Value:
         return self._cast("sitofp", a, type_)

@@ -421,7 +421,7 @@ def _droppable(binding: ast.Binding, entries: dict[str, _Monomorphic], env: Scop
 
 _PURE_PRIMITIVES = frozenset({"+", "-", "*", "land", "lor", "lxor", "lsl", "lsr", "asr", "~-", "+.", "-.", "*.",
                               "/.", "**", "~-.", "float_of_int", "int_of_float", "Char.code",
-                              "fl_argv"})
+                              "fl_argv", "fl_int64_float_of_bits"})
 
 
 def _pure(e: ast.Expr, env: Scope[_Entry]) -> bool:
@@ -431,7 +431,10 @@ def _pure(e: ast.Expr, env: Scope[_Entry]) -> bool:
     if isinstance(e, (ast.Tuple, ast.Construct)):
         return all(_pure(i, env) for i in (e.items if isinstance(e, ast.Tuple) else e.args))
     if isinstance(e, ast.Record):  # a new block, mutable or not: only its allocation
-        return e.base is None and all(_pure(value, env) for _, value in e.fields)
+        return (e.base is None or _pure(e.base, env)) and all(_pure(value, env) for _, value in e.fields)
+    if isinstance(e, ast.Let):  # (one that names no primitive: those are known by name)
+        return not e.is_rec and all(_PURE_PRIMITIVES.isdisjoint(ast.pattern_names(b.pattern)) and _pure(b.value, env)
+                                    for b in e.bindings) and _pure(e.body, env)
     if isinstance(e, ast.ArrayLit):  # likewise
         return all(_pure(item, env) for item in e.items)
     if isinstance(e, ast.Annot):
@@ -476,14 +479,60 @@ def _contains_arrow(t: object, datatypes: DataTypes, seen: set[TCon]) -> bool:
 
 
 def monomorphise(module: ast.Module, typing: Typing, datatypes: DataTypes | None = None,
-                 keep: Callable[[ast.Binding], bool] | None = None) -> ast.Program:
+                 keep: Callable[[ast.Binding], bool] | None = None, at_exit: bool = True) -> ast.Program:
     """The whole program as one monomorphic, fully typed expression of type unit, with its data
     types and the warnings found on the way (non-exhaustive matches, unused cases). Monomorphic
-    bindings that `keep` accepts stay even when nothing uses them."""
+    bindings that `keep` accepts stay even when nothing uses them; with `at_exit`, the end of
+    the program runs the functions `at_exit` registered (`with_exit_hook`)."""
     datatypes = datatypes or DataTypes()
     mono = Monomorphiser(typing, datatypes, keep)
     body = mono.module(module)
+    if at_exit:
+        body = with_exit_hook(body, datatypes)
     for warning in typing.warnings:
         mono.warnings.setdefault((warning.span, warning.message), warning)
     warnings = sorted(mono.warnings.values(), key=lambda w: (w.span.file, w.span.line, w.span.col))
     return ast.Program(body, datatypes, tuple(warnings))
+
+
+# The prelude's `at_exit` hook (lang/prelude.fl): bound only in a program that registers a
+# function or calls `exit` (monomorphisation drops it otherwise)
+EXIT_HOOK = "fl_exit_hook"
+_EXIT_HOOK_TYPE = TCon(EXIT_HOOK, ())
+_EXN = TCon("exn", ())
+
+
+def with_exit_hook(body: ast.Expr, datatypes: DataTypes) -> ast.Expr:
+    """The program, its part in the scope of the `at_exit` hook run at its end: after the
+    last declaration, or before an exception escapes it (which is then raised again), as
+    OCaml runs `at_exit`'s functions. A program without the hook is returned as it is."""
+    path: list[ast.Let] = []
+    expr = body
+    while isinstance(expr, ast.Let):
+        path.append(expr)
+        if any(isinstance(b.pattern, ast.PVar) and b.pattern.name == EXIT_HOOK for b in expr.bindings):
+            break
+        expr = expr.body
+    else:
+        return body
+    result: ast.Expr = ast.Let(path[-1].is_rec, path[-1].bindings, _run_at_exit(path[-1].body, datatypes),
+                               path[-1].span, ty=path[-1].ty)
+    for let in reversed(path[:-1]):
+        result = ast.Let(let.is_rec, let.bindings, result, let.span, ty=let.ty)
+    return result
+
+
+def _run_at_exit(body: ast.Expr, datatypes: DataTypes) -> ast.Expr:
+    """`try body; hook.run () with e -> hook.run (); raise e`"""
+    span = body.span
+
+    def run() -> ast.Expr:
+        function = ast.GetField(ast.Var(EXIT_HOOK, span, _EXIT_HOOK_TYPE), f"{EXIT_HOOK}.fl_exit_run", span,
+                                arrow(UNIT, UNIT))
+        return ast.App(function, ast.Const(None, "unit", span, ty=UNIT), span, UNIT)
+
+    raised = ast.App(ast.Var("raise", span, arrow(_EXN, UNIT)), ast.Var("%exit_exn", span, _EXN), span, UNIT)
+    case = ast.Case(ast.PVar("%exit_exn", span, _EXN), None, ast.Seq(run(), raised, span, UNIT), span, UNIT)
+    handler = ast.Match(ast.Var(ast.EXCEPTION_VAR, span, _EXN), (case,), span, UNIT, reraise=True)
+    handler = ast.Match(handler.scrutinee, handler.cases, span, UNIT, compile_match(handler, datatypes), reraise=True)
+    return ast.Try(ast.Seq(body, run(), span, UNIT), handler, span, UNIT)

@@ -153,7 +153,11 @@ class ValuePrinters:
 def _printable(datatype: DataType) -> bool:
     """Types whose constructors or fields the program can name: the user's own, and the
     prelude's that OCaml shows (the others, as Hashtbl's, are abstract)."""
-    return not datatype.name.startswith(("fl_", "Fl_")) and datatype.name not in ("out_channel", "in_channel")
+    return not datatype.name.startswith(("fl_", "Fl_")) and datatype.name not in _ABSTRACT
+
+
+# the prelude's types that OCaml's library declares abstract, though FL's are not
+_ABSTRACT = frozenset({"out_channel", "in_channel", "Format.formatter", "Format.symbolic_output_buffer"})
 
 
 def _qualifier(type_name: str) -> str:

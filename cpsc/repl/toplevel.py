@@ -92,6 +92,10 @@ class Toplevel:
         shown: list[ast.Declaration] = []
         for declaration, report in zip(kept, self._reports(kept, checked, scope.reports)):
             shown.append(_guarded(declaration) if id(declaration) in own else declaration)
+            if report and "Format" in checked.typing.modules_named:
+                # what Format's standard formatters hold is printed before the result, as
+                # OCaml's toplevel prints that through them
+                shown.extend(self._parse(_FLUSH_FORMAT, "<repl>"))
             if report:
                 shown.extend(self._parse(report, "<repl>"))
         lines = self._module_lines(scope.reports, kept, checked)
@@ -288,7 +292,7 @@ class Toplevel:
         user = ast.Module(tuple(declarations), (UNIT_FILE,))
         try:
             program = driver.monomorphic(user, checked.typing, checked.datatypes,  # type: ignore[arg-type]
-                                         _from_toplevel if keep else None)
+                                         _from_toplevel if keep else None, at_exit=False)
         except CompileError as error:
             raise SessionError(render(error, self.sources)) from None
         warnings = [w for w in program.warnings if file is not None and w.span.file == file]
@@ -317,6 +321,9 @@ class Toplevel:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+_FLUSH_FORMAT = "let () = Format.fl_flush_standard_formatters ()"
 
 
 def _from_toplevel(binding: ast.Binding) -> bool:

@@ -4,6 +4,7 @@
    The program runs on a thread with a large stack, so that deep (non-tail) recursion works; running
    off its end raises Stack_overflow (message on stderr, status 2) instead of crashing. */
 #define GC_THREADS
+#include <ctype.h>
 #include <errno.h>
 #include <gc.h>
 #include <math.h>
@@ -434,6 +435,9 @@ static fl_string *padded_with(const char *text, size_t length, const fl_string *
     else if (zeros && length > 0 && (text[0] == '-' || text[0] == '+' || text[0] == ' ')) {
         s->bytes[0] = text[0];
         memcpy(s->bytes + total - length + 1, text + 1, length - 1);
+    } else if (zeros && length > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        memcpy(s->bytes, text, 2);  /* (OCaml's fix_padding) */
+        memcpy(s->bytes + total - length + 2, text + 2, length - 2);
     } else memcpy(s->bytes + total - length, text, length);
     s->bytes[total] = 0;
     return s;
@@ -446,6 +450,11 @@ static fl_string *padded(const char *text, size_t length, const fl_string *spec)
 static int has_flag(const char *flags, char flag) {
     for (const char *p = flags + 1; *p && strchr("-0+ #", *p); p++) if (*p == flag) return 1;
     return 0;
+}
+
+static long precision_of(const char *format) {
+    const char *dot = strchr(format, '.');
+    return dot ? atol(dot + 1) : -1;
 }
 
 static fl_string *formatted(const char *format, ...) {
@@ -479,19 +488,84 @@ static fl_string *group_digits(fl_string *s) {
     return make_string(out, n);
 }
 
+/* %#d, as OCaml makes it: the digits grouped first, then zeros up to the precision (counting
+   the underscores), then the padding. */
+static fl_string *grouped_int(const fl_string *spec, const char *format, char conversion, int64_t x) {
+    fl_string *s = conversion == 'd' ? formatted("%lld", (long long)x) : formatted("%llu", (unsigned long long)x);
+    s = group_digits(s);
+    long precision = precision_of(format);
+    int sign = s->bytes[0] == '-';
+    if (precision >= 0 && precision + sign > s->length) {
+        char *text = GC_malloc_atomic((size_t)(precision + sign) + 1);
+        memset(text, '0', (size_t)(precision + sign));
+        if (sign) text[0] = '-';
+        memcpy(text + precision + sign - (s->length - sign), s->bytes + sign, (size_t)(s->length - sign));
+        s = make_string(text, precision + sign);
+    }
+    return padded_with(s->bytes, (size_t)s->length, spec, has_flag(format, '0') && precision < 0);
+}
+
 fl_string *fl_format_int(fl_string *spec, int64_t x) {
     char format[64], conversion;
     spec_parts(spec, format, &conversion);
-    int grouped = 0;
     if (conversion == 'i') conversion = 'd';
-    if (conversion == 'd' || conversion == 'u') {  /* '#' groups digits: not C's */
+    if (has_flag(format, '#') && (conversion == 'u' || (conversion == 'd' && !has_flag(format, '+')
+                                                         && !has_flag(format, ' '))))
+        return grouped_int(spec, format, conversion, x);  /* '#' groups digits: not C's */
+    if (conversion == 'd') {  /* (OCaml drops '#' beside a sign flag) */
         char *hash = strchr(format, '#');
-        if (hash != NULL) { memmove(hash, hash + 1, strlen(hash)); grouped = 1; }
+        if (hash != NULL) memmove(hash, hash + 1, strlen(hash));
     }
     size_t n = strlen(format);
     format[n++] = 'l'; format[n++] = 'l'; format[n++] = conversion; format[n] = 0;
-    fl_string *s = conversion == 'd' ? formatted(format, (long long)x) : formatted(format, (unsigned long long)x);
-    return grouped ? group_digits(s) : s;
+    return conversion == 'd' ? formatted(format, (long long)x) : formatted(format, (unsigned long long)x);
+}
+
+/* OCaml's hexadecimal float (%h, %#F; its runtime's caml_hexstring_of_float, which
+   cpsc/semantics/formatting.py repeats): `precision` digits, or all that are needed when it
+   is negative; returns the length written to `out` (at least precision + 32 bytes). */
+static int hex_float(double x, long precision, char sign_style, char *out) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int exponent = (int)((bits >> 52) & 0x7FF), n = 0;
+    uint64_t mantissa = bits & (((uint64_t)1 << 52) - 1);
+    if (bits >> 63) out[n++] = '-';
+    else if (sign_style == '+' || sign_style == ' ') out[n++] = sign_style;
+    if (exponent == 0x7FF) return n + sprintf(out + n, "%s", mantissa == 0 ? "infinity" : "nan");
+    if (exponent == 0) exponent = mantissa != 0 ? -1022 : 0;
+    else { exponent -= 1023; mantissa |= (uint64_t)1 << 52; }
+    if (precision >= 0 && precision < 13) {
+        uint64_t unit = (uint64_t)1 << (52 - 4 * precision), half = unit >> 1;
+        uint64_t fraction = mantissa & (unit - 1);
+        mantissa &= ~(unit - 1);
+        if (fraction > half || (fraction == half && (mantissa & unit) != 0)) mantissa += unit;
+    }
+    static const char digits[] = "0123456789abcdef";
+    out[n++] = '0'; out[n++] = 'x';
+    out[n++] = digits[mantissa >> 52];
+    mantissa = (mantissa << 4) & (((uint64_t)1 << 56) - 1);
+    if ((precision < 0 && mantissa != 0) || precision > 0) {
+        out[n++] = '.';
+        while ((precision < 0 && mantissa != 0) || precision > 0) {
+            out[n++] = digits[mantissa >> 52];
+            mantissa = (mantissa << 4) & (((uint64_t)1 << 56) - 1);
+            precision--;
+        }
+    }
+    return n + sprintf(out + n, "p%+d", exponent);
+}
+
+static char sign_style(const char *format) {
+    return has_flag(format, '+') ? '+' : has_flag(format, ' ') ? ' ' : '-';
+}
+
+/* %h and %H */
+static fl_string *ocaml_hex_float(const fl_string *spec, const char *format, char conversion, double x) {
+    long precision = precision_of(format);
+    char *text = GC_malloc_atomic((size_t)(precision > 0 ? precision : 0) + 40);
+    int n = hex_float(x, precision, sign_style(format), text);
+    if (conversion == 'H') for (int i = 0; i < n; i++) text[i] = (char)toupper((unsigned char)text[i]);
+    return padded_with(text, (size_t)n, spec, has_flag(format, '0'));
 }
 
 /* %F: a float as OCaml source writes it (%#F: in hexadecimal). */
@@ -505,8 +579,9 @@ static fl_string *ocaml_float(const fl_string *spec, const char *format, double 
     text[n++] = signbit(x) ? '-' : has_flag(format, '+') ? '+' : has_flag(format, ' ') ? ' ' : 0;
     if (text[0] == 0) n = 0;
     if (has_flag(format, '#')) {
-        n += dot ? snprintf(text + n, sizeof text - (size_t)n, "%.*a", atoi(dot + 1), fabs(x))
-                 : snprintf(text + n, sizeof text - (size_t)n, "%a", fabs(x));
+        char *hex = GC_malloc_atomic((size_t)(precision_of(format) > 0 ? precision_of(format) : 0) + 40);
+        int length = hex_float(x, precision_of(format), sign_style(format), hex);
+        return padded_with(hex, (size_t)length, spec, has_flag(format, '0'));
     } else {
         int start = n, integer = 1;
         n += snprintf(text + n, sizeof text - (size_t)n, "%.*g", dot ? atoi(dot + 1) : 12, fabs(x));
@@ -520,6 +595,7 @@ fl_string *fl_format_float(fl_string *spec, double x) {
     char format[64], conversion;
     spec_parts(spec, format, &conversion);
     if (conversion == 'F') return ocaml_float(spec, format, x);
+    if (conversion == 'h' || conversion == 'H') return ocaml_hex_float(spec, format, conversion, x);
     char *hash = strchr(format, '#');  /* OCaml ignores it here */
     if (hash != NULL) memmove(hash, hash + 1, strlen(hash));
     if (isnan(x) || isinf(x)) {  /* the sign of a NaN shows too; OCaml pads with zeros */

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,6 +53,9 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "Char.code": "char -> int", "Char.chr": "int -> char",
     "raise": "exn -> 'a", "fl_int_of_string_ok": "string -> bool", "fl_float_of_string_ok": "string -> bool",
     "fl_at_eof": "unit -> bool",
+    # a float's bits as an int64 (or its nearest single's as an int32), and back
+    "fl_int64_bits_of_float": "float -> int", "fl_int64_float_of_bits": "int -> float",
+    "fl_int32_bits_of_float": "float -> int", "fl_int32_float_of_bits": "int -> float",
     # channels of files (cpsc.semantics.channels): a handle, 0 for stdin
     "fl_open_channel": "string -> int -> int", "fl_channel_error": "unit -> string",
     "fl_close_channel": "int -> unit", "fl_channel_write": "int -> string -> unit",
@@ -440,3 +444,24 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "fl_file_exists": (1, channels.file_exists), "fl_cpu_time": (1, lambda _: time.process_time()),
     "fl_has_env": (1, lambda name: name in os.environ), "fl_getenv": (1, lambda name: os.environ.get(name, "")),
 }
+
+
+def int64_bits_of_float(x: float) -> int:
+    return int(struct.unpack("<q", struct.pack("<d", x))[0])
+
+
+def int64_float_of_bits(n: int) -> float:
+    return float(struct.unpack("<d", struct.pack("<q", wrap(n)))[0])
+
+
+def int32_bits_of_float(x: float) -> int:
+    """The bits of the single nearest x (as C converts it: out of range, an infinity)."""
+    try:
+        single = struct.pack("<f", x)
+    except OverflowError:
+        single = struct.pack("<f", math.copysign(math.inf, x))
+    return int(struct.unpack("<i", single)[0])
+
+
+def int32_float_of_bits(n: int) -> float:
+    return float(struct.unpack("<f", struct.pack("<I", n & 0xFFFFFFFF))[0])

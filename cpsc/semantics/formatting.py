@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from typing import Any
 
 _CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*)(?:\.([0-9]*))?([a-zA-Z%])")
@@ -19,6 +20,9 @@ def format_value(spec: str, value: Any) -> str:
     flags, width, precision, conversion = match.groups()
     if conversion in "diuxXo":
         return _format_int(flags, width, precision, conversion, value)
+    if conversion in "hH":
+        text = hex_float(value, -1 if precision is None else int(precision), _sign_style(flags))
+        return _pad(text.upper() if conversion == "H" else text, flags, width, zeros="0" in flags)
     if conversion in "feEgGF":
         return _format_float(flags, width, precision, conversion, value)
     if conversion == "S":
@@ -31,6 +35,10 @@ def format_value(spec: str, value: Any) -> str:
 
 
 def _format_int(flags: str, width: str, precision: str | None, conversion: str, value: int) -> str:
+    if "#" in flags and conversion in "diu":
+        if conversion == "u" or not ("+" in flags or " " in flags):  # (OCaml drops # beside a sign flag)
+            return _grouped_int(flags, width, precision, value & _MASK if conversion == "u" else value)
+        flags = flags.replace("#", "")
     if conversion in "uxXo":  # unsigned: no sign to show
         return _format_unsigned(flags, width, precision, conversion, value & _MASK)
     if precision is not None:  # C ignores the 0 flag of an integer given a precision
@@ -40,8 +48,6 @@ def _format_int(flags: str, width: str, precision: str | None, conversion: str, 
     text = ("%" + c_flags + width + ("." + precision if precision is not None else "") + c_conversion) % value
     if conversion == "o" and "#" in flags:  # C's alternate octal form is a leading 0, Python's 0o
         text = text.replace("0o", "0", 1)
-    if conversion in "diu" and "#" in flags:
-        text = group_digits(text)
     return text
 
 
@@ -53,15 +59,25 @@ def _format_unsigned(flags: str, width: str, precision: str | None, conversion: 
         digits = "0" + digits
     elif "#" in flags and conversion in "xX" and value != 0:
         prefix = "0" + conversion
-    if conversion == "u" and "#" in flags:
-        digits = group_digits(digits)
     size = int(width) if width else 0
     if "-" in flags:
         return (prefix + digits).ljust(size)
     if "0" in flags and precision is None:
-        text = prefix + digits.rjust(size - len(prefix), "0")
-        return group_digits(text.replace("_", "")) if conversion == "u" and "#" in flags else text
+        return prefix + digits.rjust(size - len(prefix), "0")
     return (prefix + digits).rjust(size)
+
+
+def _grouped_int(flags: str, width: str, precision: str | None, value: int) -> str:
+    """`%#d`, as OCaml makes it: the digits grouped first, then zeros up to the precision
+    (counting the underscores), then the padding."""
+    text = group_digits(str(value))
+    if precision is not None:
+        size = int(precision or "0")
+        if text[0] == "-" and size + 1 > len(text):
+            text = "-" + text[1:].rjust(size, "0")
+        elif size > len(text):
+            text = text.rjust(size, "0")
+    return _pad(text, flags, width, zeros="0" in flags and precision is None)
 
 
 def group_digits(text: str) -> str:
@@ -102,44 +118,54 @@ def _ocaml_float(flags: str, precision: str | None, value: float) -> str:
     if math.isinf(value):
         return "infinity" if value > 0 else "neg_infinity"
     if "#" in flags:
-        return _sign(flags, value) + _hex_float(abs(value), None if precision is None else int(precision))
+        return hex_float(value, -1 if precision is None else int(precision), _sign_style(flags))
     text = ("%." + (precision or "12") + "g") % abs(value)
     if all(c in "0123456789" for c in text):
         text += "."
     return _sign(flags, value) + text
 
 
-def _hex_float(value: float, precision: int | None) -> str:
-    """C's `%a` of a number >= 0 (`0x1.8p+1`; without a precision, no trailing zeros)."""
-    if value == 0:
-        return "0x0" + ("." + "0" * precision if precision else "") + "p+0"
-    mantissa, exponent = math.frexp(value)  # value = mantissa * 2^exponent, 0.5 <= mantissa < 1
-    fraction = int(mantissa * (1 << 53)) - (1 << 52)  # 52 bits after the leading 1
-    exponent -= 1
-    lead = 1
-    if precision is None:
-        digits = f"{fraction:013x}".rstrip("0")
+def _sign_style(flags: str) -> str:
+    return "+" if "+" in flags else " " if " " in flags else "-"
+
+
+def hex_float(value: float, precision: int, sign_style: str) -> str:
+    """OCaml's hexadecimal float (`%h`, `%#F`; its runtime's caml_hexstring_of_float): the
+    leading digit and the exponent as the bits have them (a subnormal `0x0.8p-1022`), with
+    `precision` digits rounded to nearest even, or as many as needed when it is negative."""
+    bits = struct.unpack("<Q", struct.pack("<d", value))[0]
+    exponent, mantissa = (bits >> 52) & 0x7FF, bits & ((1 << 52) - 1)
+    text = "-" if bits >> 63 else sign_style if sign_style in "+ " else ""
+    if exponent == 0x7FF:
+        return text + ("infinity" if mantissa == 0 else "nan")
+    if exponent == 0:
+        exponent = -1022 if mantissa else 0
     else:
-        shift = 52 - 4 * precision
-        if shift > 0:  # round to nearest, ties to even, as glibc
-            kept, rest = divmod(fraction, 1 << shift)
-            half = 1 << (shift - 1)
-            if rest > half or rest == half and kept & 1:
-                kept += 1
-            if kept >> (4 * precision):
-                lead, kept = lead + 1, 0
-        else:
-            kept = fraction << -shift
-        digits = f"{kept:0{precision}x}" if precision else ""
-    return f"0x{lead}" + ("." + digits if digits else "") + f"p{exponent:+d}"
+        exponent, mantissa = exponent - 1023, mantissa | 1 << 52
+    if 0 <= precision < 13:
+        unit = 1 << (52 - 4 * precision)
+        fraction = mantissa & (unit - 1)
+        mantissa &= ~(unit - 1)
+        if fraction > unit >> 1 or fraction == unit >> 1 and mantissa & unit:
+            mantissa += unit
+    digits = [mantissa >> 52]
+    mantissa = (mantissa << 4) & ((1 << 56) - 1)
+    while precision < 0 and mantissa or precision > 0:
+        digits.append(mantissa >> 52)
+        mantissa = (mantissa << 4) & ((1 << 56) - 1)
+        precision -= 1
+    hexadecimal = "".join("0123456789abcdef"[d] for d in digits)
+    return f"{text}0x{hexadecimal[0]}" + (f".{hexadecimal[1:]}" if len(digits) > 1 else "") + f"p{exponent:+d}"
 
 
 def _pad(text: str, flags: str, width: str, zeros: bool = False) -> str:
     size = int(width) if width else 0
     if "-" in flags:
         return text.ljust(size)
-    if zeros and text[:1] in "+- ":
+    if zeros and text[:1] in "+- " and text:
         return text[0] + text[1:].rjust(size - 1, "0")
+    if zeros and text[:2] in ("0x", "0X"):  # (OCaml's fix_padding)
+        return text[:2] + text[2:].rjust(size - 2, "0")
     return text.rjust(size, "0" if zeros else " ")
 
 

@@ -158,6 +158,8 @@ PURE_UNARY: dict[str, Callable[[Any], Any]] = {
     "~-": lambda x: b.wrap(-x), "~-.": lambda x: -x, "not": lambda x: not x,
     "string_of_int": str, "string_of_float": b.format_float, "float_of_int": float,
     "int_of_float": b.int_of_float, "abs_float": abs, **b.LIBM_UNARY,
+    "fl_int64_bits_of_float": b.int64_bits_of_float, "fl_int64_float_of_bits": b.int64_float_of_bits,
+    "fl_int32_bits_of_float": b.int32_bits_of_float, "fl_int32_float_of_bits": b.int32_float_of_bits,
 }
 
 

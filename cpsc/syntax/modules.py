@@ -26,7 +26,7 @@ from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span
-from cpsc.syntax.printf import printf_application
+from cpsc.syntax.format_printf import PRINTERS, printing_application
 
 
 @dataclass(repr=False)
@@ -191,7 +191,16 @@ def signature_items(module_type: m.ModuleType, scope: Scope) -> list[Any]:
 
 
 def has_module_items(declarations: tuple[Any, ...]) -> bool:
-    return any(isinstance(d, m.MODULE_ITEMS) for d in declarations)
+    """Items of the module language, or names given to printers (`let pf = Printf.printf`),
+    which elaboration resolves."""
+    return any(isinstance(d, m.MODULE_ITEMS) or isinstance(d, ast.LetDecl) and any(
+        _printer_items(b.value) for b in d.bindings) for d in declarations)
+
+
+def _printer_items(value: Any) -> list[str]:
+    """The printers a binding's value names, itself or as items of a tuple."""
+    items = value.items if isinstance(value, ast.Tuple) else (value,)
+    return [i.name for i in items if isinstance(i, ast.Var) and i.name in PRINTERS]
 
 
 _ERROR_PREFIX = "Signature mismatch:\n       "
@@ -257,10 +266,17 @@ class _Elaborator:
         bindings = tuple(ast.Binding(_qualify_pattern(renamer.pattern(b.pattern, frozenset()), flat),
                                      renamer.expr(b.value, frozenset()), b.span)
                          for b in decl.bindings)
+        aliases: dict[str, str] = {}
+        if not decl.is_rec:
+            kept = [_without_printers(b, flat, aliases) for b in bindings]
+            bindings = tuple(b for b in kept if b is not None)
         self.out.extend(renamer.hoisted)
-        self.out.append(ast.LetDecl(decl.is_rec, bindings, decl.span))
+        if bindings:
+            self.out.append(ast.LetDecl(decl.is_rec, bindings, decl.span))
         scope.values.update(flat)
         env.values.update(flat)
+        scope.values.update(aliases)
+        env.values.update(aliases)
 
     def type_declaration(self, decl: ast.TypeDecl, scope: Scope, env: Env) -> None:
         flat = {d.name: _qualified(env.path, d.name) for d in decl.definitions}
@@ -596,6 +612,31 @@ class _Elaborator:
         raise CompileError(span, f"{_ERROR_PREFIX}The {kind} `{name}' is required but not provided")
 
 
+def _without_printers(binding: ast.Binding, flat: dict[str, str], aliases: dict[str, str]) -> ast.Binding | None:
+    """`let pf = Printf.printf` names the printer (FL's printers are syntax, given their format
+    where they are applied): pf becomes another name of Printf.printf (in `aliases`), and the
+    binding binds what else it binds (`let pf, n = Printf.printf, 1` binds n)."""
+    pattern, value = binding.pattern, binding.value
+    if not _printer_items(value):
+        return binding
+    patterns = pattern.items if isinstance(pattern, ast.PTuple) else (pattern,)
+    values = value.items if isinstance(value, ast.Tuple) else (value,)
+    if len(patterns) != len(values):
+        return binding
+    kept = []
+    for p, v in zip(patterns, values):
+        if isinstance(p, ast.PVar) and isinstance(v, ast.Var) and v.name in PRINTERS:
+            aliases[next(name for name, qualified in flat.items() if qualified == p.name)] = v.name
+        else:
+            kept.append((p, v))
+    if not kept:
+        return None
+    if len(kept) == 1:
+        return ast.Binding(kept[0][0], kept[0][1], binding.span)
+    return ast.Binding(ast.PTuple(tuple(p for p, _ in kept), pattern.span),
+                       ast.Tuple(tuple(v for _, v in kept), value.span), binding.span)
+
+
 def _alias(definition: ast.TypeDef, name: str, original: str) -> ast.TypeDef:
     """`type name = original` (with definition's parameters)."""
     params = tuple(ast.TyVar(p, definition.span) for p in definition.params)
@@ -722,7 +763,7 @@ class _Renamer:
             return e if name == e.name and not self.fresh else ast.Var(name, e.span)
         if isinstance(e, ast.App):  # `printf "..."` after `open Printf`: as `Printf.printf "..."`
             function, argument = self.expr(e.function, bound), self.expr(e.argument, bound)
-            expanded = printf_application(function, argument, e.span) if e.function is not function else None
+            expanded = printing_application(function, argument, e.span) if e.function is not function else None
             if expanded is not None:
                 return expanded
             return e if function is e.function and argument is e.argument and not self.fresh else \

@@ -25,9 +25,9 @@ from cpsc.lang_files import lang_file
 from cpsc.syntax import ast, lalr
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
+from cpsc.syntax.format_printf import printing_application
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.modules import Env, Scope, elaborate, has_module_items
-from cpsc.syntax.printf import printf_application
 
 
 @functools.cache
@@ -626,7 +626,7 @@ class _ToAst:
             body = _TypeNamesRenamer(annot.local_types).node(body)
         else:
             (body,) = rest
-        binding = ast.bound_by_match(ast.Binding(_no_lazy(pattern), body, span))
+        binding = _bound_forcing(ast.Binding(pattern, body, span))
         if len(rest) == 2 and rest[0].polymorphic and isinstance(binding.pattern, ast.PAnnot) \
                 and isinstance(binding.pattern.pattern, ast.PVar):
             self.polymorphic[id(binding)] = (binding, rest[0].type)
@@ -880,7 +880,7 @@ class _ToAst:
         span = self._span((function, argument))
         if isinstance(function, ast.Construct) and not function.args:
             return ast.Construct(function.name, (argument,), span)  # `C e`: a constructor's argument
-        expanded = printf_application(function, argument, span)
+        expanded = printing_application(function, argument, span)
         return ast.App(function, argument, span) if expanded is None else expanded
 
     def labelled(self, label: Token, value: ast.Expr) -> Labelled:
@@ -943,11 +943,10 @@ class _ToAst:
         return ast.Const(value, "int", self._tok_span(tok))
 
     def sized_int_lit(self, tok: Token) -> ast.Expr:
-        """`5l`, `5L`, `5n`: `Int32.of_int 5`... (a value of the sealed type, folded by the
-        optimiser); out of the type's range, OCaml's error."""
+        """`5l`, `5L`, `5n`: `fl_int32_of_int 5`... (`Int32.of_int`: a value of the sealed type,
+        folded by the optimiser); out of the type's range, OCaml's error."""
         text, suffix = str(tok)[:-1], str(tok)[-1]
-        module, type_name, bits = {"l": ("Int32", "int32", 32), "L": ("Int64", "int64", 64),
-                                   "n": ("Nativeint", "nativeint", 64)}[suffix]
+        type_name, bits = {"l": ("int32", 32), "L": ("int64", 64), "n": ("nativeint", 64)}[suffix]
         value = parse_int_literal(text)
         decimal = text[:2].lower() not in ("0x", "0b", "0o")
         if value >= 2 ** bits or decimal and value > 2 ** (bits - 1):
@@ -956,7 +955,7 @@ class _ToAst:
         if value >= 2 ** (bits - 1):
             value -= 2 ** bits
         span = self._tok_span(tok)
-        return ast.App(ast.Var(f"{module}.of_int", span), ast.Const(value, "int", span), span)
+        return ast.App(ast.Var(f"fl_{type_name}_of_int", span), ast.Const(value, "int", span), span)
 
     def float_lit(self, tok: Token) -> ast.Expr:
         return ast.Const(parse_float_literal(str(tok)), "float", self._tok_span(tok))
@@ -1157,7 +1156,7 @@ class _ExceptionCase:
 
 def _is_sized_literal(expr: ast.Expr) -> bool:
     return isinstance(expr, ast.App) and isinstance(expr.function, ast.Var) \
-        and expr.function.name in ("Int32.of_int", "Int64.of_int", "Nativeint.of_int") \
+        and expr.function.name in ("fl_int32_of_int", "fl_int64_of_int", "fl_nativeint_of_int") \
         and isinstance(expr.argument, ast.Const) and expr.argument.kind == "int"
 
 
@@ -1287,9 +1286,13 @@ def _without_lazies(pattern: ast.Pattern, lazies: list[tuple[str, ast.Pattern]])
         lazies.append((name, pattern.args[0]))
         return ast.PVar(name, pattern.span)
     if isinstance(pattern, ast.POr):
-        if _has_lazy(pattern):
-            raise CompileError(pattern.span, "lazy patterns inside or-patterns are not supported by cpsc yet")
-        return pattern
+        if not _has_lazy(pattern):
+            return pattern
+        factored = _factored_lazy(pattern)
+        if factored is None:
+            raise CompileError(pattern.span, "lazy patterns inside or-patterns are supported only as "
+                               "alternatives that are all lazy (lazy p | lazy q), not yet elsewhere")
+        return _without_lazies(factored, lazies)
     if isinstance(pattern, ast.PConstruct):
         return replace(pattern, args=tuple(_without_lazies(a, lazies) for a in pattern.args))
     if isinstance(pattern, ast.PTuple):
@@ -1321,11 +1324,37 @@ def _has_lazy(pattern: ast.Pattern) -> bool:
     return False
 
 
-def _no_lazy(pattern: ast.Pattern) -> ast.Pattern:
-    if _has_lazy(pattern):
-        raise CompileError(pattern.span, "lazy patterns are supported in the cases of match and function "
-                           "only, not yet in let and fun")
-    return pattern
+def _fun_forcing(param: ast.Pattern, body: ast.Expr, span: Span, label: str = "") -> ast.Fun:
+    """`fun p -> body`; when p has `lazy q`s in it, `fun x -> match x with p -> body`, whose
+    case forces them (`_forcing`)."""
+    if not _has_lazy(param):
+        return ast.Fun(param, body, span, label=label)
+    name = f"%lazy_param{param.span.line}_{param.span.col}"
+    case = _forcing(ast.Case(param, None, body, span))
+    return ast.Fun(ast.PVar(name, param.span), ast.Match(ast.Var(name, param.span), (case,), span), span,
+                   label=label)
+
+
+def _bound_forcing(binding: ast.Binding) -> ast.Binding:
+    """`let p = e` for any pattern (`ast.bound_by_match`), forcing the `lazy q`s in p."""
+    bound = ast.bound_by_match(binding)
+    if bound is binding or not _has_lazy(binding.pattern):
+        return bound
+    match = bound.value
+    assert isinstance(match, ast.Match)
+    return ast.Binding(bound.pattern, replace(match, cases=(_forcing(match.cases[0]),)), bound.span)
+
+
+def _factored_lazy(pattern: ast.POr) -> ast.Pattern | None:
+    """`lazy p | lazy q` as `lazy (p | q)` (alternatives that are all lazy), else None."""
+    sides = []
+    for side in (pattern.left, pattern.right):
+        if isinstance(side, ast.POr):
+            side = _factored_lazy(side) or side
+        if not (isinstance(side, ast.PConstruct) and side.name == _LAZY):
+            return None
+        sides.append(side.args[0])
+    return ast.PConstruct(_LAZY, (ast.POr(sides[0], sides[1], pattern.span),), pattern.span)
 
 
 def _irrefutable(pattern: ast.Pattern) -> bool:
@@ -1419,7 +1448,7 @@ def _function(params: list[Any], body: ast.Expr, span: Span) -> ast.Expr:
         if isinstance(param, _Parameter):
             body = param.function(body, span)
         else:
-            body = ast.Fun(_no_lazy(param), body, span)
+            body = _fun_forcing(param, body, span)
     return body
 
 
@@ -1450,14 +1479,16 @@ class _Parameter:
         """`fun ~x:p -> body`; `fun ?x:(p = e) -> body` takes an option, bound to p as
         `match x with Some v -> v | None -> e` (e evaluated only when x is left out)."""
         if self.default is None:
-            return ast.Fun(_no_lazy(self.pattern), body, span, label=self.label)
+            return _fun_forcing(self.pattern, body, span, self.label)
         given = "*opt*" + self.label[1:]
         matched = ast.Match(ast.Var(given, self.span), (
             ast.Case(ast.PConstruct("Some", (ast.PVar(given, self.span),), self.span), None,
                      ast.Var(given, self.span), self.span),
             ast.Case(ast.PConstruct("None", (), self.span), None, self.default, self.span)), self.span)
-        binding = ast.bound_by_match(ast.Binding(_no_lazy(self.pattern), matched, self.span))
-        return ast.Fun(ast.PVar(given, self.span), ast.Let(False, (binding,), body, span), span, label=self.label)
+        binding = _bound_forcing(ast.Binding(self.pattern, matched, self.span))
+        # (the option is named where the pattern is: OCaml places a warning of the parameter there)
+        return ast.Fun(ast.PVar(given, self.pattern.span), ast.Let(False, (binding,), body, span), span,
+                       label=self.label)
 
 
 class _TypeNamesRenamer:

@@ -17,6 +17,7 @@ beside; `cpsc.semantics.formatting` gives their meaning, which the runtime repea
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from cpsc.syntax import ast
@@ -35,11 +36,11 @@ PRINTF_MEMBERS = frozenset(name.partition(".")[2] for name in PRINTERS if name.s
 
 _CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*|\*)(?:\.([0-9]*|\*))?([lLn](?=[diuxXo]))?([a-zA-Z%!])")
 # `%ld`, `%Ld`, `%nd`...: the value, an int32, int64 or nativeint, as the int it is
-_SIZED = {"l": "Int32.to_int", "L": "Int64.to_int", "n": "Nativeint.to_int"}
+_SIZED = {"l": "fl_int32_to_int", "L": "fl_int64_to_int", "n": "fl_nativeint_to_int"}
 # conversion -> the primitive that formats its argument
 _PRIMITIVE = {**{c: "fl_format_int" for c in "diuxXo"}, **{c: "fl_format_float" for c in "feEgGF"},
               "s": "fl_format_string", "S": "fl_format_string", "c": "fl_format_char", "C": "fl_format_char",
-              "b": "fl_format_string", "B": "fl_format_string"}
+              "b": "fl_format_string", "B": "fl_format_string", "h": "fl_format_float", "H": "fl_format_float"}
 _OWN = {"%": "%", "!": "flush", "a": "a", "t": "t"}  # conversions that format no value of their own
 
 
@@ -120,42 +121,16 @@ class _Expansion:
         """The pieces one conversion makes; its arguments become parameters in order."""
         span = self.span
         if conversion == "!":
-            return [_Action(_call("fl_flush", [self.target_or_unit()], span))] if self.kind == "channel" else []
+            return [_Action(call("fl_flush", [self.target_or_unit()], span))] if self.kind == "channel" else []
         if conversion in "at":
             printer = self.param()
             arguments = [printer] if conversion == "t" else [printer, self.param()]
             if self.kind == "ignored":
                 return []
             if self.kind in ("channel", "buffer"):
-                return [_Action(_call_expr(arguments[0], [self.target_or_unit(), *arguments[1:]], span))]
-            return [_call_expr(arguments[0], [ast.Const(None, "unit", span), *arguments[1:]], span)]
-        spec_expr: ast.Expr = ast.Const(spec, "string", span)
-        width, precision = "*" in spec.partition(".")[0], "*" in spec.partition(".")[2]
-        if width or precision:  # `%*d`, `%.*f`: the width and precision are arguments first
-            head, _, tail = spec.partition(".")
-            parts: list[ast.Expr] = []
-            for text, starred in ((head, width), ("." + tail if tail else "", precision)):
-                before, star, after = text.partition("*")
-                parts.append(ast.Const(before, "string", span))
-                if starred:
-                    parts.append(_call("string_of_int", [self.param()], span))
-                    parts.append(ast.Const(after, "string", span))
-            spec_expr = parts[0]
-            for part in parts[1:]:
-                spec_expr = _call("^", [spec_expr, part], span)
-        value = self.param()
-        if len(conversion) == 2:  # a sized integer; an int32 shown unsigned is its 32 bits
-            size, conversion = conversion[0], conversion[1]
-            unsigned = size == "l" and conversion in "uxXo"
-            value = _call("Int32.fl_unsigned" if unsigned else _SIZED[size], [value], span)
-        if conversion in "bB":  # a bool is formatted as its name
-            value = _call("string_of_bool", [value], span)
-            spec_expr = _call("^", [_call("String.sub", [spec_expr, ast.Const(0, "int", span),
-                                                          _call("-", [_call("String.length", [spec_expr], span),
-                                                                      ast.Const(1, "int", span)], span)], span),
-                                    ast.Const("s", "string", span)], span) if width or precision else \
-                ast.Const(spec[:-1] + "s", "string", span)
-        return [_call(_PRIMITIVE[conversion], [spec_expr, value], span)]
+                return [_Action(call_expr(arguments[0], [self.target_or_unit(), *arguments[1:]], span))]
+            return [call_expr(arguments[0], [ast.Const(None, "unit", span), *arguments[1:]], span)]
+        return [value_conversion(spec, conversion, self.param, span)]
 
     def target_or_unit(self) -> ast.Expr:
         return self.target if self.target is not None else ast.Const(None, "unit", self.span)
@@ -165,7 +140,7 @@ class _Expansion:
         span = self.span
         if self.kind in ("channel", "buffer"):
             write = "fl_output_string" if self.kind == "channel" else "fl_buffer_add_string"
-            steps = [p.action if isinstance(p, _Action) else _call(write, [self.target_or_unit(), p], span)
+            steps = [p.action if isinstance(p, _Action) else call(write, [self.target_or_unit(), p], span)
                      for p in pieces]
             body = steps[-1] if steps else ast.Const(None, "unit", span)
             for step in reversed(steps[:-1]):
@@ -174,12 +149,44 @@ class _Expansion:
         strings = [p for p in pieces if not isinstance(p, _Action)]
         text = strings[0] if strings else ast.Const("", "string", span)
         for part in strings[1:]:
-            text = _call("^", [text, part], span)
+            text = call("^", [text, part], span)
         if self.kind == "continuation":
-            return _call_expr(self.target_or_unit(), [text], span)
+            return call_expr(self.target_or_unit(), [text], span)
         if self.kind == "ignored":
             return ast.Const(None, "unit", span)
         return text
+
+
+def value_conversion(spec: str, conversion: str, param: Callable[[], ast.Expr], span: Span) -> ast.Expr:
+    """The string one conversion of a value makes (`%-5d`, `%*d`, `%Ld`, `%B`...); `param`
+    gives each argument it takes, in order (the width and precision of `%*.*f` first)."""
+    spec_expr: ast.Expr = ast.Const(spec, "string", span)
+    width, precision = "*" in spec.partition(".")[0], "*" in spec.partition(".")[2]
+    if width or precision:  # `%*d`, `%.*f`: the width and precision are arguments first
+        head, _, tail = spec.partition(".")
+        parts: list[ast.Expr] = []
+        for text, starred in ((head, width), ("." + tail if tail else "", precision)):
+            before, star, after = text.partition("*")
+            parts.append(ast.Const(before, "string", span))
+            if starred:
+                parts.append(call("string_of_int", [param()], span))
+                parts.append(ast.Const(after, "string", span))
+        spec_expr = parts[0]
+        for part in parts[1:]:
+            spec_expr = call("^", [spec_expr, part], span)
+    value = param()
+    if len(conversion) == 2:  # a sized integer; an int32 shown unsigned is its 32 bits
+        size, conversion = conversion[0], conversion[1]
+        unsigned = size == "l" and conversion in "uxXo"
+        value = call("fl_int32_unsigned" if unsigned else _SIZED[size], [value], span)
+    if conversion in "bB":  # a bool is formatted as its name
+        value = call("string_of_bool", [value], span)
+        spec_expr = call("^", [call("String.sub", [spec_expr, ast.Const(0, "int", span),
+                                                      call("-", [call("String.length", [spec_expr], span),
+                                                                  ast.Const(1, "int", span)], span)], span),
+                                ast.Const("s", "string", span)], span) if width or precision else \
+            ast.Const(spec[:-1] + "s", "string", span)
+    return call(_PRIMITIVE[conversion], [spec_expr, value], span)
 
 
 class _Action:
@@ -190,11 +197,11 @@ class _Action:
         self.span = action.span
 
 
-def _call(name: str, args: list[ast.Expr], span: Span) -> ast.Expr:
-    return _call_expr(ast.Var(name, span), args, span)
+def call(name: str, args: list[ast.Expr], span: Span) -> ast.Expr:
+    return call_expr(ast.Var(name, span), args, span)
 
 
-def _call_expr(function: ast.Expr, args: list[ast.Expr], span: Span) -> ast.Expr:
+def call_expr(function: ast.Expr, args: list[ast.Expr], span: Span) -> ast.Expr:
     expr = function
     for arg in args:
         expr = ast.App(expr, arg, span)

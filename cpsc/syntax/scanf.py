@@ -30,7 +30,9 @@ _SCANNERS = {"Scanf.scanf": "Scanf.Scanning.stdin", "Scanf.sscanf": "Scanf.Scann
 SCANNERS = frozenset(_SCANNERS)
 SCANF_MEMBERS = frozenset(name.partition(".")[2] for name in SCANNERS)
 
-_CONVERSION = re.compile(r"%(_?)([0-9]*)(?:\.[0-9]*)?([diuxXobBfFeEgGscSCn%!,]|\[\]?[^\]]*\])(@.)?")
+_CONVERSION = re.compile(r"%(_?)([0-9]*)(?:\.[0-9]*)?([lLn](?=[diuxXo]))?([diuxXobBfFeEgGscSCn%!,]|\[\]?[^\]]*\])(@.)?")
+# `%ld`, `%Ld`, `%nd`: the int scanned, made an int32, int64 or nativeint
+_SIZED = {"l": "fl_int32_of_int", "L": "fl_int64_of_int", "n": "fl_nativeint_of_int"}
 _INT, _FLOAT = "diuxXo", "fFeEgG"
 
 
@@ -66,8 +68,10 @@ def _expansion(source: ast.Expr, fmt: ast.Expr, span: Span) -> ast.Expr:
         if match is None:
             raise CompileError(fmt.span, f"invalid or unsupported conversion in the Scanf format {text!r}")
         position = match.end()
-        skipped, width_text, conversion, stop = match.groups()
+        skipped, width_text, size, conversion, stop = match.groups()
         value = _conversion(conversion, buffer, width_text, stop, span, fmt.span, text)
+        if size and value is not None and not isinstance(value, _Action):
+            value = _call(_SIZED[size], [value], span)
         if value is None:
             continue
         if isinstance(value, _Action):

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, replace
 from cpsc.semantics.builtins import PREDEFINED_EXCEPTIONS, PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.format_printf import PRINTERS
 from cpsc.syntax.modules import Scope as ModuleScope
 from cpsc.syntax.parser import parse_type
-from cpsc.syntax.printf import PRINTERS
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataType, DataTypes, display_name, record, substitute, variant
 from cpsc.types.labels import LabelledApplication, eliminate_optional, has_labels, option_type
@@ -34,6 +34,7 @@ from cpsc.types.types import (
     TVar,
     Type,
     arrow,
+    arrow_label,
     is_arrow,
     resolve,
     show,
@@ -80,6 +81,8 @@ class Typing:
     # an application with labels, or leaving out optional arguments (its outermost `ast.App`)
     # -> the same in positional order, which later stages see instead (`cpsc.types.labels`)
     positional: dict[int, ast.Expr] = field(default_factory=dict)
+    # the modules whose values the program names (`List` for `List.map`), its own and the library's
+    modules_named: set[str] = field(default_factory=set)
     warnings: list[CompileError] = field(default_factory=list)  # OCaml's warnings found by inference
 
     def reveal(self, t: Type) -> Type:
@@ -552,6 +555,9 @@ class Inferencer:
             t, instance = self.instantiate(scheme)
             if scheme.quantified:
                 self.typing.instances[id(expr)] = (scheme, instance)
+            module, dot, _ = expr.name.partition(".")
+            if dot:
+                self.typing.modules_named.add(module)
             return t
         if isinstance(expr, ast.App):
             return self.infer_app(expr, env)
@@ -559,7 +565,10 @@ class Inferencer:
             param = _parameter_type(expr.label, self.fresh())
             with env.scope():
                 self.bind_pattern(expr.param, param, env)
-                return arrow(param, self.infer(expr.body, env), expr.label)
+                result = self.infer(expr.body, env)
+            if expr.label[:1] == "?" and not _erasable(result):
+                self.typing.warnings.append(CompileError(expr.param.span, "this optional argument cannot be erased."))
+            return arrow(param, result, expr.label)
         if isinstance(expr, ast.Let):
             return self.infer_let_chain(expr, env)
         if isinstance(expr, ast.If):
@@ -901,11 +910,23 @@ def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, D
     inferencer.unit_name = unit_name(module.files[-1]) if module.files else "Main"
     inferencer.typing = Typing(dict(prelude.typing.types), dict(prelude.typing.instances),
                                dict(prelude.typing.schemes), dict(prelude.typing.constructors),
-                               dict(prelude.typing.fields), dict(prelude.typing.abstract))
+                               dict(prelude.typing.fields), dict(prelude.typing.abstract),
+                               dict(prelude.typing.positional))
     inferencer.declarations(module.declarations, Scope(prelude.env))
     if inferencer.typing.abstract:
         inferencer.decls.datatypes.reveal(inferencer.typing.reveal)
     return inferencer.typing, inferencer.decls.datatypes
+
+
+def _erasable(result: Type) -> bool:
+    """Whether an optional parameter before `result` can be left out: a positional parameter
+    follows it, or the result is not known to be no function (OCaml's warning 16 otherwise)."""
+    t = resolve(result)
+    while isinstance(t, TCon) and is_arrow(t):
+        if arrow_label(t) == "":
+            return True
+        t = resolve(t.args[1])
+    return isinstance(t, TVar)
 
 
 def unit_name(file: str) -> str:

@@ -24,6 +24,7 @@ from cpsc.lang_files import lang_file
 from cpsc.semantics import builtins
 from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast, diagnostics, module_ast, modules, parser
+from cpsc.syntax.format_printf import FORMAT_MEMBERS
 from cpsc.syntax.parser import parse_module
 from cpsc.syntax.printf import PRINTF_MEMBERS
 from cpsc.syntax.scanf import SCANF_MEMBERS
@@ -73,6 +74,7 @@ def _library_modules() -> dict[str, modules.ModuleValue]:
             members.setdefault(module, set()).add(member)
     members["Printf"] = set(PRINTF_MEMBERS)  # functions of the syntax (`cpsc.syntax.printf`)
     members["Scanf"] = set(SCANF_MEMBERS)  # (`cpsc.syntax.scanf`)
+    members["Format"] = set(FORMAT_MEMBERS)  # (`cpsc.syntax.format_printf`)
     found: dict[str, modules.ModuleValue] = {}
     for name, value in checked_prelude().modules.modules.items():
         found[name] = dataclasses.replace(value, library=True, values=dict(value.values), types=dict(value.types)) \
@@ -89,6 +91,10 @@ def _library_modules() -> dict[str, modules.ModuleValue]:
     return found
 
 
+# the prelude's declaration that flushes Format's standard formatters at exit
+FORMAT_AT_EXIT = "fl_format_at_exit"
+
+
 def prelude_text() -> str:
     return lang_file("prelude.fl")
 
@@ -99,10 +105,10 @@ def _digest() -> str:
     return hashlib.sha256(b"\0".join(sources)).hexdigest()[:16]
 
 
-def _nodes(module: ast.Module) -> dict[int, object]:
-    """Every node of the module by id (without recursion)."""
+def _nodes(module: ast.Module, extra: list[object]) -> dict[int, object]:
+    """Every node of the module and of `extra` by id (without recursion)."""
     found: dict[int, object] = {}
-    stack: list[object] = list(module.declarations)
+    stack: list[object] = list(module.declarations) + extra
     while stack:
         node = stack.pop()
         if isinstance(node, tuple):
@@ -114,8 +120,9 @@ def _nodes(module: ast.Module) -> dict[int, object]:
 
 
 def _store(path: Path, checked: CheckedPrelude) -> None:
-    nodes = _nodes(checked.module)
     typing = checked.typing
+    # (the positional forms of labelled applications are nodes of their own, typed too)
+    nodes = _nodes(checked.module, list(typing.positional.values()))
     node_types = [(nodes[k], t) for k, t in typing.types.items() if k in nodes]
     node_instances = [(nodes[k], v) for k, v in typing.instances.items() if k in nodes]
     node_schemes = [(nodes[k], s) for k, s in typing.schemes.items() if k in nodes]
@@ -126,18 +133,18 @@ def _store(path: Path, checked: CheckedPrelude) -> None:
     portable = (checked.module, checked.env, checked.modules, node_types, node_instances, node_schemes,
                 [(nodes[k], r) for k, r in typing.constructors.items() if k in nodes],
                 [(nodes[k], r) for k, r in typing.fields.items() if k in nodes], typing.abstract,
-                checked.declarations, types.type_variables(roots))
+                [(nodes[k], e) for k, e in typing.positional.items() if k in nodes], checked.declarations, types.type_variables(roots))
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
         pickle.dump(portable, out, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
 
 
 def _load(data: bytes) -> CheckedPrelude:
-    module, env, scope, node_types, node_instances, node_schemes, constructors, fields, abstract, declarations, \
-        variables = pickle.loads(data)
+    module, env, scope, node_types, node_instances, node_schemes, constructors, fields, abstract, positional, \
+        declarations, variables = pickle.loads(data)
     typing = Typing({id(n): t for n, t in node_types}, {id(n): i for n, i in node_instances},
                     {id(n): s for n, s in node_schemes}, {id(n): r for n, r in constructors},
-                    {id(n): r for n, r in fields}, abstract)
+                    {id(n): r for n, r in fields}, abstract, {id(n): e for n, e in positional})
     types.renumber(variables)
     return CheckedPrelude(module, typing, env, declarations, scope)
 

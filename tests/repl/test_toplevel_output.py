@@ -122,6 +122,11 @@ PHRASES = [
     ("lf 4 ~x:1;;", "- : int = 124\n"),
     ("Option.value;;", "- : 'a option -> default:'a -> 'a = <fun>\n"),
     ("let lapp f = f ~x:1 ?y:None;;", "val lapp : (x:int -> ?y:'a -> 'b) -> 'b = <fun>\n"),
+    # what Format's standard formatter holds comes before the result, once
+    ('Format.printf "@[pending@ text@]";;', "pending text- : unit = ()\n"),
+    ("let after_format = 1;;", "val after_format : int = 1\n"),
+    ("Format.std_formatter;;", "- : Format.formatter = <abstr>\n"),
+    ('Format.asprintf "@[<v 2>a@,%d@]" 5;;', '- : string = "a\\n  5"\n'),
 ]
 
 
