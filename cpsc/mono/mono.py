@@ -121,12 +121,12 @@ class Monomorphiser:
 
     # ---------------------------------------------------------------- expressions
     def expr(self, e: ast.Expr, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
+        if isinstance(e, (ast.Var, ast.App, ast.Const)) and id(e) in self.typing.positional:
+            # an application with labels in positional order, or a function whose optional
+            # parameters were left out (`cpsc.types.labels`), or a literal that is a format
+            return self.expr(self.typing.positional[id(e)], env, subst)
         if isinstance(e, ast.Const):
             return ast.Const(e.value, e.kind, e.span, self.type_of(e, subst))
-        if isinstance(e, (ast.Var, ast.App)) and id(e) in self.typing.positional:
-            # an application with labels in positional order, or a function whose optional
-            # parameters were left out (`cpsc.types.labels`)
-            return self.expr(self.typing.positional[id(e)], env, subst)
         if isinstance(e, ast.Var):
             return self.var(e, env, subst)
         if isinstance(e, ast.App):

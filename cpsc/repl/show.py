@@ -157,7 +157,7 @@ def _printable(datatype: DataType) -> bool:
 
 
 # the prelude's types that OCaml's library declares abstract, though FL's are not
-_ABSTRACT = frozenset({"out_channel", "in_channel", "Format.formatter", "Format.symbolic_output_buffer"})
+_ABSTRACT = frozenset({"out_channel", "in_channel", "Format.formatter", "Format.symbolic_output_buffer", "format6"})
 
 
 def _qualifier(type_name: str) -> str:

@@ -648,6 +648,18 @@ def bound_by_match(binding: Binding) -> Binding:
     return Binding(target, value, binding.span)
 
 
+def tuple_components(binding: Binding) -> tuple[Binding, ...]:
+    """`let x, y = a, b` as `let x = a and y = b` when a and b are values (nothing to evaluate,
+    so no order to keep), so that each is as polymorphic as OCaml makes it
+    (`let pf, n = Printf.printf, 0`)."""
+    pattern, value = binding.pattern, binding.value
+    if not (isinstance(pattern, PTuple) and isinstance(value, Tuple) and len(pattern.items) == len(value.items)
+            and all(isinstance(p, PVar) for p in pattern.items)
+            and all(isinstance(v, (Var, Const, Fun)) for v in value.items)):
+        return (binding,)
+    return tuple(Binding(p, v, binding.span) for p, v in zip(pattern.items, value.items))
+
+
 def fun_params(expr: Expr) -> tuple[list[Pattern], Expr]:
     """Split `fun p1 -> fun p2 -> body` into its parameter patterns and body."""
     params: list[Pattern] = []

@@ -26,7 +26,7 @@ from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span
-from cpsc.syntax.format_printf import PRINTERS, printing_application
+from cpsc.syntax.format_printf import printing_application
 
 
 @dataclass(repr=False)
@@ -191,16 +191,7 @@ def signature_items(module_type: m.ModuleType, scope: Scope) -> list[Any]:
 
 
 def has_module_items(declarations: tuple[Any, ...]) -> bool:
-    """Items of the module language, or names given to printers (`let pf = Printf.printf`),
-    which elaboration resolves."""
-    return any(isinstance(d, m.MODULE_ITEMS) or isinstance(d, ast.LetDecl) and any(
-        _printer_items(b.value) for b in d.bindings) for d in declarations)
-
-
-def _printer_items(value: Any) -> list[str]:
-    """The printers a binding's value names, itself or as items of a tuple."""
-    items = value.items if isinstance(value, ast.Tuple) else (value,)
-    return [i.name for i in items if isinstance(i, ast.Var) and i.name in PRINTERS]
+    return any(isinstance(d, m.MODULE_ITEMS) for d in declarations)
 
 
 _ERROR_PREFIX = "Signature mismatch:\n       "
@@ -266,17 +257,12 @@ class _Elaborator:
         bindings = tuple(ast.Binding(_qualify_pattern(renamer.pattern(b.pattern, frozenset()), flat),
                                      renamer.expr(b.value, frozenset()), b.span)
                          for b in decl.bindings)
-        aliases: dict[str, str] = {}
-        if not decl.is_rec:
-            kept = [_without_printers(b, flat, aliases) for b in bindings]
-            bindings = tuple(b for b in kept if b is not None)
+        if not decl.is_rec:  # (`let a, b = M.(x, y)`: a tuple of values once resolved)
+            bindings = tuple(c for b in bindings for c in ast.tuple_components(b))
         self.out.extend(renamer.hoisted)
-        if bindings:
-            self.out.append(ast.LetDecl(decl.is_rec, bindings, decl.span))
+        self.out.append(ast.LetDecl(decl.is_rec, bindings, decl.span))
         scope.values.update(flat)
         env.values.update(flat)
-        scope.values.update(aliases)
-        env.values.update(aliases)
 
     def type_declaration(self, decl: ast.TypeDecl, scope: Scope, env: Env) -> None:
         flat = {d.name: _qualified(env.path, d.name) for d in decl.definitions}
@@ -610,31 +596,6 @@ class _Elaborator:
         if module.library and kind == "value":  # (its primitives: the type checker knows which there are)
             return f"{module.path}.{name}"
         raise CompileError(span, f"{_ERROR_PREFIX}The {kind} `{name}' is required but not provided")
-
-
-def _without_printers(binding: ast.Binding, flat: dict[str, str], aliases: dict[str, str]) -> ast.Binding | None:
-    """`let pf = Printf.printf` names the printer (FL's printers are syntax, given their format
-    where they are applied): pf becomes another name of Printf.printf (in `aliases`), and the
-    binding binds what else it binds (`let pf, n = Printf.printf, 1` binds n)."""
-    pattern, value = binding.pattern, binding.value
-    if not _printer_items(value):
-        return binding
-    patterns = pattern.items if isinstance(pattern, ast.PTuple) else (pattern,)
-    values = value.items if isinstance(value, ast.Tuple) else (value,)
-    if len(patterns) != len(values):
-        return binding
-    kept = []
-    for p, v in zip(patterns, values):
-        if isinstance(p, ast.PVar) and isinstance(v, ast.Var) and v.name in PRINTERS:
-            aliases[next(name for name, qualified in flat.items() if qualified == p.name)] = v.name
-        else:
-            kept.append((p, v))
-    if not kept:
-        return None
-    if len(kept) == 1:
-        return ast.Binding(kept[0][0], kept[0][1], binding.span)
-    return ast.Binding(ast.PTuple(tuple(p for p, _ in kept), pattern.span),
-                       ast.Tuple(tuple(v for _, v in kept), value.span), binding.span)
 
 
 def _alias(definition: ast.TypeDef, name: str, original: str) -> ast.TypeDef:

@@ -596,7 +596,7 @@ class _ToAst:
 
     def _rec_bindings(self, parts: tuple[Any, ...]) -> tuple[bool, tuple[ast.Binding, ...]]:
         is_rec = any(isinstance(p, Token) and p.type == "REC" for p in parts)
-        bindings = tuple(p for p in parts if isinstance(p, ast.Binding))
+        bindings = tuple(c for p in parts if isinstance(p, ast.Binding) for c in ast.tuple_components(p))
         if is_rec:
             bindings = tuple(_annotation_on_value(b) for b in bindings)
             for b in bindings:

@@ -32,6 +32,8 @@ _DIRECT = {"Printf.printf": ("channel", "stdout"), "Printf.eprintf": ("channel",
 _TARGETED = {"Printf.fprintf": "channel", "Printf.bprintf": "buffer", "Printf.ksprintf": "continuation",
              "Printf.kprintf": "continuation", "Printf.ifprintf": "ignored"}
 PRINTERS = frozenset(_DIRECT) | frozenset(_TARGETED) | SCANNERS  # (those a format must be given)
+# Printf's printers -> how many arguments they take before the format
+PRINTF_TARGETS = {**{name: 0 for name in _DIRECT}, **{name: 1 for name in _TARGETED}}
 PRINTF_MEMBERS = frozenset(name.partition(".")[2] for name in PRINTERS if name.startswith("Printf."))
 
 _CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*|\*)(?:\.([0-9]*|\*))?([lLn](?=[diuxXo]))?([a-zA-Z%!])")
@@ -84,6 +86,25 @@ def printf_application(function: ast.Expr, argument: ast.Expr, span: Span) -> as
     return None
 
 
+class FormatArguments:
+    """The parameters a format's conversions take, in order (`%fmt1`, `%fmt2`...)."""
+
+    def __init__(self, span: Span) -> None:
+        self.span = span
+        self.params: list[str] = []
+
+    def param(self) -> ast.Expr:
+        name = f"%fmt{len(self.params) + 1}"
+        self.params.append(name)
+        return ast.Var(name, self.span)
+
+    def around(self, body: ast.Expr) -> ast.Expr:
+        """`fun %fmt1 -> ... -> body`"""
+        for param in reversed(self.params):
+            body = ast.Fun(ast.PVar(param, self.span), body, self.span)
+        return body
+
+
 class _Expansion:
     """`Printf.xprintf [target] fmt` as FL: a function of each conversion's arguments whose
     body makes the output piece by piece (see the module docstring)."""
@@ -93,29 +114,35 @@ class _Expansion:
         # the target, bound once before the arguments are taken (as OCaml evaluates it first)
         self.target = None if target is None else ast.Var("%printf_target", span)
         self.target_value = target
-        self.params: list[str] = []
-
-    def param(self) -> ast.Expr:
-        name = f"%fmt{len(self.params) + 1}"
-        self.params.append(name)
-        return ast.Var(name, self.span)
+        self.arguments = FormatArguments(span)
+        self.param = self.arguments.param
 
     def of(self, fmt: ast.Expr) -> ast.Expr:
-        if not (isinstance(fmt, ast.Const) and fmt.kind == "string"):
-            raise CompileError(fmt.span, "the format of a Printf function must be a literal string")
-        pieces: list[Any] = []  # strings, and actions of their own (`_Action`)
-        for piece in parse_format(str(fmt.value), fmt.span):
-            if isinstance(piece, str):
-                pieces.append(ast.Const(piece, "string", fmt.span))
-            else:
-                pieces.extend(self.conversion(*piece))
-        body = self.output(pieces)
-        for param in reversed(self.params):
-            body = ast.Fun(ast.PVar(param, fmt.span), body, self.span)
+        if isinstance(fmt, ast.Const) and fmt.kind == "string":
+            pieces: list[Any] = []  # strings, and actions of their own (`_Action`)
+            for piece in parse_format(str(fmt.value), fmt.span):
+                if isinstance(piece, str):
+                    pieces.append(ast.Const(piece, "string", fmt.span))
+                else:
+                    pieces.extend(self.conversion(*piece))
+            body = self.arguments.around(self.output(pieces))
+        else:  # a format value (`cpsc.syntax.format_printf.format_value`)
+            body = format_printing(fmt, self.printed_pieces, self.span)
         if self.target is not None and self.target_value is not None:
             body = ast.Let(False, (ast.Binding(ast.PVar(self.target.name, self.span), self.target_value, self.span),),
                            body, self.span)
         return body
+
+    def printed_pieces(self, pieces: ast.Expr) -> ast.Expr:
+        """The printing of a format value's pieces (the prelude's `fl_printf_channel`...)."""
+        span = self.span
+        if self.kind in ("channel", "buffer"):
+            name = "fl_printf_channel" if self.kind == "channel" else "fl_printf_buffer"
+            return call(name, [self.target_or_unit(), pieces], span)
+        if self.kind == "ignored":
+            return ast.Const(None, "unit", span)
+        text = call("fl_printf_string", [pieces], span)
+        return call_expr(self.target_or_unit(), [text], span) if self.kind == "continuation" else text
 
     def conversion(self, spec: str, conversion: str) -> list[Any]:
         """The pieces one conversion makes; its arguments become parameters in order."""
@@ -187,6 +214,14 @@ def value_conversion(spec: str, conversion: str, param: Callable[[], ast.Expr], 
                                 ast.Const("s", "string", span)], span) if width or precision else \
             ast.Const(spec[:-1] + "s", "string", span)
     return call(_PRIMITIVE[conversion], [spec_expr, value], span)
+
+
+def format_printing(fmt: ast.Expr, printing: Callable[[ast.Expr], ast.Expr], span: Span) -> ast.Expr:
+    """`fl_format_apply (fun pieces -> printing pieces) fmt`: a printer given a format value
+    (its pieces, once every argument is given; the printing typed first, so that a value that
+    is no format is shown the format the printer wants)."""
+    pieces = ast.Var("%pieces", span)
+    return call("fl_format_apply", [ast.Fun(ast.PVar(pieces.name, span), printing(pieces), span), fmt], span)
 
 
 class _Action:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from cpsc.semantics.builtins import PREDEFINED_EXCEPTIONS, PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
-from cpsc.syntax.format_printf import PRINTERS
+from cpsc.syntax.format_printf import PRINTERS, format_value, printer_function
 from cpsc.syntax.modules import Scope as ModuleScope
 from cpsc.syntax.parser import parse_type
 from cpsc.syntax.scope import Scope
@@ -529,6 +529,13 @@ class Inferencer:
         built there is chosen by that type when it is known (`constructor`)."""
         if isinstance(expr, (ast.Construct, ast.Record)):
             self.expected = expected
+        if isinstance(expr, ast.Const) and expr.kind == "string" and _is_format(expected):
+            # a literal where a format is expected is one, as in OCaml (`cpsc.syntax.format_printf`)
+            value = format_value(expr)
+            self.typing.positional[id(expr)] = value
+            self.expected = expected
+            self.expect(self.infer(value, env), expected, span)
+            return
         self.expect(self.infer(expr, env), expected, span)
 
     def check_argument(self, expr: ast.Expr, env: Scope[Scheme], expected: Type, span: Span) -> None:
@@ -548,9 +555,12 @@ class Inferencer:
         if isinstance(expr, ast.Var):
             scheme = env.get(expr.name)
             if scheme is None:
+                function = printer_function(expr.name, expr.span) if expr.name in PRINTERS else None
+                if function is not None:  # a printer as a value: a function of a format value
+                    self.typing.positional[id(expr)] = function
+                    return self.infer(function, env)
                 if expr.name in PRINTERS:
-                    raise CompileError(expr.span, f"{expr.name} is supported only applied to a literal format "
-                                       "(as a value, or with a format from elsewhere, not yet)")
+                    raise CompileError(expr.span, f"{expr.name} is supported only applied to a literal format")
                 raise CompileError(expr.span, f"Unbound value {expr.name}")
             t, instance = self.instantiate(scheme)
             if scheme.quantified:
@@ -916,6 +926,11 @@ def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, D
     if inferencer.typing.abstract:
         inferencer.decls.datatypes.reveal(inferencer.typing.reveal)
     return inferencer.typing, inferencer.decls.datatypes
+
+
+def _is_format(t: Type) -> bool:
+    t = resolve(t)
+    return isinstance(t, TCon) and t.name == "format6"
 
 
 def _erasable(result: Type) -> bool:

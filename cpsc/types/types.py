@@ -115,13 +115,29 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
             return f"({text})" if prec > 1 else text
         name = t.name.split("/")[0]  # a redeclared type's internal name is `t/2`
         name = LIBRARY_TYPE_NAMES.get(name, name)
-        if not t.args:
+        args = list(t.args)
+        if name == "format6":  # by its abbreviations where they fit, as the library declares them
+            name, args = _format_abbreviation(args)
+        if not args:
             return name
-        if len(t.args) == 1:
-            return f"{go(t.args[0], 2)} {name}"
-        return "(" + ", ".join(go(a, 0) for a in t.args) + ") " + name
+        if len(args) == 1:
+            return f"{go(args[0], 2)} {name}"
+        return "(" + ", ".join(go(a, 0) for a in args) + ") " + name
 
     return go(t, 0)
+
+
+def _format_abbreviation(args: list[Type]) -> tuple[str, list[Type]]:
+    """`('a, 'b, 'c, 'c, 'c, 'd) format6` is `('a, 'b, 'c, 'd) format4`, and `('a, 'b, 'c)
+    format` when 'd is 'c too."""
+    a, b, c, d, e, f = (resolve(x) for x in args)
+    if not (_same(c, d) and _same(c, e)):
+        return "format6", args
+    return ("format", [a, b, c]) if _same(c, f) else ("format4", [a, b, c, f])
+
+
+def _same(x: Type, y: Type) -> bool:
+    return x is y or isinstance(x, TCon) and isinstance(y, TCon) and x == y
 
 
 def _label_text(t: TCon) -> str:

@@ -1,6 +1,7 @@
 """Printf's conversions and Format's layout against OCaml's: random tables of format strings
 and values, rendered as one program, give the same output under `ocaml` and cpsc (the AST
-interpreter, and the CPS interpreter after -O2). For Format the formats nest boxes of every
+interpreter, and the CPS interpreter after -O2); each format given to its printer as a literal
+or as a format value (`format_of_string`, `^^`). For Format the formats nest boxes of every
 kind with break hints, text and conversions, at random margins, so the pretty-printer's line
 breaking decisions are compared, not only its text. (Tags are left out: the `ocaml` toplevel
 marks them, a compiled OCaml program does not.)"""
@@ -69,14 +70,17 @@ OTHER_CONVERSIONS = st.one_of(
 CONVERSIONS = st.one_of(INT_CONVERSIONS, SIZED_CONVERSIONS, FLOAT_CONVERSIONS, OTHER_CONVERSIONS)
 
 
-def _printf_line(pieces: list[tuple[str, str]]) -> str:
-    fmt = "|".join(spec for spec, _ in pieces)
+def _printf_line(pieces: list[tuple[str, str]], as_value: bool) -> str:
+    fmt = _string_literal("|".join(spec for spec, _ in pieces))
     arguments = " ".join(argument for _, argument in pieces if argument)
-    return f"  print_endline (Printf.sprintf {_string_literal(fmt)} {arguments});"
+    if as_value:  # a format value, which the printer takes apart at run time
+        fmt = f"(format_of_string {fmt})"
+    return f"  print_endline (Printf.sprintf {fmt} {arguments});"
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow], max_examples=25)
-@given(st.lists(st.lists(CONVERSIONS, min_size=1, max_size=6).map(_printf_line), min_size=5, max_size=25))
+@given(st.lists(st.builds(_printf_line, st.lists(CONVERSIONS, min_size=1, max_size=6), st.booleans()),
+                min_size=5, max_size=25))
 def test_printf_conversions_agree_with_ocaml(lines: list[str]):
     _agrees("let () =\n" + "\n".join(lines) + "\n  ()\n")
 
@@ -117,13 +121,15 @@ def _format_line(how: str, layout: tuple[str, list[str]]) -> str:
     fmt, arguments = _string_literal(layout[0]), " ".join(layout[1])
     if how == "printf":
         return f"  Format.printf {_string_literal(layout[0] + '@.')} {arguments};"
+    if how == "value":  # a format value, and one made by ^^
+        return f"  Format.printf (format_of_string {fmt} ^^ \"@.\") {arguments};"
     if how == "pending":  # left in the pretty-printer's queue until a later flush, or the exit
         return f"  Format.printf {fmt} {arguments}; print_string \"|\";"
     return f"  print_endline (Format.asprintf {fmt} {arguments});"
 
 
 FORMAT_LINES = st.one_of(
-    st.builds(_format_line, st.sampled_from(["printf", "pending", "asprintf"]), LAYOUTS),
+    st.builds(_format_line, st.sampled_from(["printf", "pending", "asprintf", "value"]), LAYOUTS),
     st.builds("  Format.set_margin {};".format, st.integers(4, 90)),
     st.builds("  Format.set_max_indent {};".format, st.integers(2, 80)))
 

@@ -127,6 +127,11 @@ PHRASES = [
     ("let after_format = 1;;", "val after_format : int = 1\n"),
     ("Format.std_formatter;;", "- : Format.formatter = <abstr>\n"),
     ('Format.asprintf "@[<v 2>a@,%d@]" 5;;', '- : string = "a\\n  5"\n'),
+    # formats as values, and their types by the library's abbreviations
+    ("let say fmt = Printf.printf fmt;;", "val say : ('a, out_channel, unit) format -> 'a = <fun>\n"),
+    ('say "%d-%s\\n" 1 "a";;', "1-a\n- : unit = ()\n"),
+    ("let kpr = Printf.ksprintf;;", "val kpr : (string -> 'a) -> ('b, unit, string, 'a) format4 -> 'b = <fun>\n"),
+    ("let fpr = Format.asprintf;;", "val fpr : ('a, Format.formatter, unit, string) format4 -> 'a = <fun>\n"),
 ]
 
 
