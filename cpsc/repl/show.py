@@ -140,7 +140,7 @@ class ValuePrinters:
 
     def _case(self, name: str, args: list[Type], qualifier: str, shown: str = "") -> str:
         constructor = qualifier + name
-        name = shown or name
+        name = shown or constructor  # (`M.B 3`: a module's constructor by its path, as OCaml shows it)
         if not args:
             return f'{constructor} -> "{name}"'
         names = [f"x{i}" for i in range(len(args))]

@@ -17,7 +17,6 @@ import hashlib
 import os
 import pickle
 import tempfile
-from pathlib import Path
 
 from cpsc.cache import cache_dir, pickle_by_constructor, source_text
 from cpsc.lang_files import lang_file
@@ -50,12 +49,16 @@ def checked_prelude() -> CheckedPrelude:
     except Exception:  # noqa: BLE001 - missing, stale or damaged: check the prelude again
         pass
     scope = modules.Scope()
-    checked = check_prelude(parse_module(prelude_text(), PRELUDE_FILE, scope), scope)
+    data = _portable(check_prelude(parse_module(prelude_text(), PRELUDE_FILE, scope), scope))
     try:
-        _store(path, checked)
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
+            out.write(data)
+        os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
     except OSError:  # a full disk: the next build checks the prelude again
         pass
-    return checked
+    # As it is loaded, not as checked: what inference keyed by nodes that are gone (temporary
+    # nodes, whose ids new nodes may take) is left out, as from the cache
+    return _load(data)
 
 
 def prelude_modules() -> modules.Scope:
@@ -119,7 +122,8 @@ def _nodes(module: ast.Module, extra: list[object]) -> dict[int, object]:
     return found
 
 
-def _store(path: Path, checked: CheckedPrelude) -> None:
+def _portable(checked: CheckedPrelude) -> bytes:
+    """The checked prelude as the cache keeps it: its nodes' entries only."""
     typing = checked.typing
     # (the positional forms of labelled applications are nodes of their own, typed too)
     nodes = _nodes(checked.module, list(typing.positional.values()))
@@ -134,9 +138,7 @@ def _store(path: Path, checked: CheckedPrelude) -> None:
                 [(nodes[k], r) for k, r in typing.constructors.items() if k in nodes],
                 [(nodes[k], r) for k, r in typing.fields.items() if k in nodes], typing.abstract,
                 [(nodes[k], e) for k, e in typing.positional.items() if k in nodes], checked.declarations, types.type_variables(roots))
-    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
-        pickle.dump(portable, out, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
+    return pickle.dumps(portable, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _load(data: bytes) -> CheckedPrelude:

@@ -132,6 +132,10 @@ PHRASES = [
     ('say "%d-%s\\n" 1 "a";;', "1-a\n- : unit = ()\n"),
     ("let kpr = Printf.ksprintf;;", "val kpr : (string -> 'a) -> ('b, unit, string, 'a) format4 -> 'b = <fun>\n"),
     ("let fpr = Format.asprintf;;", "val fpr : ('a, Format.formatter, unit, string) format4 -> 'a = <fun>\n"),
+    # a module's constructors by their path
+    ("module Qm = struct type t = A | B of int end;;", "module Qm : sig type t = A | B of int end\n"),
+    ("[Qm.B 3; Qm.A];;", "- : Qm.t list = [Qm.B 3; Qm.A]\n"),
+    ("Either.Left (Seq.Nil : int Seq.node);;", "- : (int Seq.node, 'a) Either.t = Either.Left Seq.Nil\n"),
 ]
 
 

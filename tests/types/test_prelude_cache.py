@@ -39,3 +39,26 @@ def test_a_cache_folder_that_cannot_be_made_does_not_stop_a_build(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     assert build_and_run(tmp_path, blocker) == "7a\n59\n"  # falls back to the temporary folder
+
+
+def test_a_prelude_just_checked_keys_only_its_own_nodes(tmp_path, monkeypatch):
+    """What inference learned of nodes it made and dropped is left out of the prelude a first
+    build uses, as it is of the cached one: their ids are free for a program's new nodes, which
+    would otherwise find a stale type or scheme under theirs (a tuple `let` of a Format
+    printer's expansion was once taken for a polymorphic one)."""
+    from cpsc import cache
+    from cpsc.types import prelude
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cache.cache_dir.cache_clear()
+    prelude.checked_prelude.cache_clear()
+    try:
+        checked = prelude.checked_prelude()
+        typing = checked.typing
+        live = prelude._nodes(checked.module, list(typing.positional.values()))
+        for table in (typing.types, typing.instances, typing.schemes, typing.constructors, typing.fields,
+                      typing.positional):
+            assert set(table) <= set(live)
+    finally:
+        cache.cache_dir.cache_clear()
+        prelude.checked_prelude.cache_clear()
