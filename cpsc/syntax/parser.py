@@ -696,14 +696,14 @@ class _ToAst:
             raise CompileError(span, "None of the patterns in this 'match' expression match values.")
         return _match_with_exceptions(scrutinee, cases, span)
 
-    def function(self, keyword: Token, cases: tuple[ast.Case, ...]) -> ast.Expr:
+    def function(self, keyword: Token, cases: tuple[Any, ...]) -> ast.Expr:
         """`function cases` is `fun x -> match x with cases` (x a name no program can write)."""
         span = self._span((keyword, cases[-1]))
         _no_exception_cases(cases)
         arg = "%arg"
         return ast.Fun(ast.PVar(arg, span), ast.Match(ast.Var(arg, span), cases, span), span)
 
-    def try_with(self, keyword: Token, body: ast.Expr, cases: tuple[ast.Case, ...]) -> ast.Expr:
+    def try_with(self, keyword: Token, body: ast.Expr, cases: tuple[Any, ...]) -> ast.Expr:
         _no_exception_cases(cases)
         span = self._span((keyword, cases[-1]))
         handler = ast.Match(ast.Var(ast.EXCEPTION_VAR, span), cases, span, reraise=True)
@@ -729,7 +729,7 @@ class _ToAst:
             return failure
         return ast.If(condition, ast.Const(None, "unit", span), failure, span)
 
-    def match_cases(self, *cases: ast.Case) -> tuple[ast.Case, ...]:
+    def match_cases(self, *cases: Any) -> tuple[Any, ...]:  # (`_ExceptionCase`s too)
         return cases
 
     def match_case(self, pattern: ast.Pattern, *rest: ast.Expr) -> ast.Case:
