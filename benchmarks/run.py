@@ -31,7 +31,8 @@ MICRO = {"exn_handler", "exn_raise", "tail_loop"}
 # Sizes small enough for the CPS interpreter (a few seconds each).
 COUNT_SIZES = {"ackermann": 1, "binary_trees": 6, "buffer_builder": 3, "map_graph": 2000, "exn_handler": 2000, "exn_loop": 200, "exn_raise": 2000,
                "fannkuch": 6, "fib35": 15, "mandelbrot": 20, "nbody": 200, "nqueens": 6, "pipeline": 5,
-               "sieve": 5000, "simplifier": 30, "spectral_norm": 30, "tail_loop": 10000, "tak": 2}
+               "sieve": 5000, "simplifier": 30, "spectral_norm": 30, "tail_loop": 10000, "tak": 2,
+               "spectral_norm_fun": 30, "fold_partial": 3, "sort_cmp": 1}
 
 
 def build(source: Path, workdir: Path) -> dict[str, list[str]]:
