@@ -78,8 +78,10 @@ class ValuePrinters:
     """Printers for the types asked for, as FL expressions; `declarations()` is the FL source of
     the named (recursive) printers they use, to put before them."""
 
-    def __init__(self, datatypes: DataTypes) -> None:
+    def __init__(self, datatypes: DataTypes, visible: dict[str, str] | None = None) -> None:
         self.datatypes = datatypes
+        # the constructors the session names without their module (`open M`): short -> whole name
+        self.visible = visible or {}
         self.named: dict[str, str] = {}  # shown type -> printer name
         self.bodies: list[str] = []
 
@@ -140,7 +142,8 @@ class ValuePrinters:
 
     def _case(self, name: str, args: list[Type], qualifier: str, shown: str = "") -> str:
         constructor = qualifier + name
-        name = shown or constructor  # (`M.B 3`: a module's constructor by its path, as OCaml shows it)
+        # a module's constructor by its path (`M.B 3`), unless the session sees it without one
+        name = shown or (name if self.visible.get(name) == constructor else constructor)
         if not args:
             return f'{constructor} -> "{name}"'
         names = [f"x{i}" for i in range(len(args))]

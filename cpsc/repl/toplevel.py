@@ -73,6 +73,7 @@ class Toplevel:
         self.weak_variables = 0
         # the modules the accepted phrases declared, beside the prelude's
         self.module_scope: Scope = prelude_modules()
+        self._visible: dict[str, str] = {}  # the phrase's constructors by their short names
         self._base_printers = self._parse(BASE_PRINTERS, "<repl>")
         self._marker = self._parse(f"let () = print_string {_fl_string(MARKER)}; prerr_string {_fl_string(MARKER)}",
                                    "<repl>")
@@ -88,6 +89,7 @@ class Toplevel:
         declarations = tuple(_name_expressions(self._parse(text, file, scope), self.phrases))
         checked = self._check(self.declarations + list(declarations))
         kept = self._with_exception_printers(declarations, checked)
+        self._visible = scope.constructors
         own = {id(d) for d in declarations}
         shown: list[ast.Declaration] = []
         for declaration, report in zip(kept, self._reports(kept, checked, scope.reports)):
@@ -256,7 +258,7 @@ class Toplevel:
             return "" if declaration.shown else _print_line(exception_declaration(declaration))
         if not isinstance(declaration, ast.LetDecl) or _is_session_code(declaration):
             return ""
-        printers = ValuePrinters(checked.datatypes)  # type: ignore[arg-type]
+        printers = ValuePrinters(checked.datatypes, self._visible)  # type: ignore[arg-type]
         lines = []
         for binding in declaration.bindings:
             for var in _bound_vars(binding.pattern):

@@ -136,6 +136,8 @@ PHRASES = [
     ("module Qm = struct type t = A | B of int end;;", "module Qm : sig type t = A | B of int end\n"),
     ("[Qm.B 3; Qm.A];;", "- : Qm.t list = [Qm.B 3; Qm.A]\n"),
     ("Either.Left (Seq.Nil : int Seq.node);;", "- : (int Seq.node, 'a) Either.t = Either.Left Seq.Nil\n"),
+    ("open Qm;;", ""),  # (last: it opens Qm for what follows)
+    ("[B 5; Qm.A];;", "- : Qm.t list = [B 5; A]\n"),
 ]
 
 
