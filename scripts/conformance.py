@@ -36,6 +36,11 @@ def check(path: Path, tmp: Path) -> tuple[Path, str | None]:
     return path, "stdout differs"
 
 
+def shown(path: Path) -> str:
+    """The path from the repository's root, or as given when the program lives elsewhere."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("programs", nargs="*", type=Path, help="default: examples/ and tests/programs/")
@@ -49,9 +54,9 @@ def main() -> int:
         results = list(pool.map(lambda p: check(p, Path(tmp)), compared))
     failures = [(p, why) for p, why in results if why is not None]
     for path, why in failures:
-        print(f"{path.relative_to(ROOT)}: {why}")
+        print(f"{shown(path)}: {why}")
     for path in skipped:
-        print(f"{path.relative_to(ROOT)}: not compared (a documented difference from OCaml)")
+        print(f"{shown(path)}: not compared (a documented difference from OCaml)")
     print(f"conformance: {len(compared) - len(failures)}/{len(compared)} agree")
     return 1 if failures else 0
 

@@ -19,7 +19,7 @@ from typing import Any
 from cpsc import native
 from cpsc.cps import ir
 from cpsc.cps.primops import never_returns
-from cpsc.opt import contify, cse, inline, licm, local_refs, simplify
+from cpsc.opt import contify, cse, inline, licm, local_refs, simplify, specialise
 
 ENVIRONMENT = "CPSC_MUTANT"
 
@@ -164,6 +164,17 @@ def _wrong_field() -> list[tuple[Any, str, Any]]:
     return [(simplify, "known_field", known_field)]
 
 
+def _copy_shared_by_position() -> list[tuple[Any, str, Any]]:
+    def copy_key(callee: str, known: Any) -> Any:  # which closures they are is forgotten
+        return callee, tuple(known)
+    return [(specialise, "copy_key", copy_key)]
+
+
+def _captured_reversed() -> list[tuple[Any, str, Any]]:
+    original = specialise.captured_arguments
+    return [(specialise, "captured_arguments", lambda known: tuple(reversed(original(known))))]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("inline.swap_arguments", "the callee's parameters receive the call's arguments in reverse order",
            _swap_arguments),
@@ -197,6 +208,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            _impure_dead),
     Mutant("simplify.branch_inverted", "a branch on a constant condition is folded to the wrong target",
            _branch_inverted),
+    Mutant("specialise.copy_shared_by_position",
+           "calls with different closures in the same position share one specialised copy", _copy_shared_by_position),
+    Mutant("specialise.captured_reversed", "a specialised copy is given what its closures capture in reverse order",
+           _captured_reversed),
+    Mutant("specialise.original_closure", "a specialised copy makes its closure of the original function, "
+           "not of its own copy", lambda: [(specialise, "closure_in_copy", lambda inner, original: ir.MakeClosure(original))]),
     Mutant("simplify.wrong_field", "a field of a block built in sight folds to the next field of the same type",
            _wrong_field),
 ]}

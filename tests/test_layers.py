@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "llvm": {"ssa", "cps", "semantics", "types.types"},
 }
 UTILITIES = {"cpsc", "cpsc.cache", "cpsc.deep_stack", "cpsc.lang_files"}
-PASSES = {"contify", "cse", "inline", "licm", "local_refs", "simplify"}
+PASSES = {"contify", "cse", "inline", "licm", "local_refs", "simplify", "specialise"}
 
 
 def _module_name(path: Path) -> str:

@@ -391,6 +391,14 @@ def _successors(cont: Cont) -> list[str]:
     return out
 
 
+def functions_named(cont: Cont) -> list[str]:
+    """The functions a continuation calls, tail calls or makes a closure of."""
+    named = [b.value.function for b in cont.bindings if isinstance(b.value, (Call, MakeClosure))]
+    if isinstance(cont.terminator, TailCall):
+        named.append(cont.terminator.function)
+    return named
+
+
 def uses_of_value(value: Value) -> list[str]:
     return [o.name for o in value_operands(value) if isinstance(o, Var)]
 

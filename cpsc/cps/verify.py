@@ -98,6 +98,19 @@ class Verifier:
                     self.check_use(o, function, label, i, dom)
             for o in ir.terminator_operands(cont.terminator):
                 self.check_use(o, function, label, len(cont.bindings), dom)
+            if not self.program.closed:
+                for named in ir.functions_named(cont):
+                    self.check_naming(named, function, label)
+
+    def check_naming(self, named: str, function: str, label: str) -> None:
+        """A nested function is named (called, made a closure of) only inside its parent: its
+        free variables are in scope there, and nowhere else."""
+        if named not in self.program.functions:
+            self.fail(f"continuation {label}", f"function {named} does not exist")
+        parent = self.program.functions[named].parent
+        if parent is not None and parent != function and not self.is_ancestor(parent, function):
+            self.fail(f"continuation {label}", f"function {named}, nested in {parent}, is named in function "
+                      f"{function}, which is not nested in {parent}")
 
     def check_use(self, o: ir.Operand, function: str, label: str, index: int, dom: Dominators) -> None:
         if not isinstance(o, ir.Var):

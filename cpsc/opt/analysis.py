@@ -243,10 +243,7 @@ class ProgramFacts:
 
 def named_functions(cont: ir.Cont) -> list[str]:
     """Functions a continuation calls, tail calls or makes a closure of."""
-    out = [b.value.function for b in cont.bindings if isinstance(b.value, (ir.Call, ir.MakeClosure))]
-    if isinstance(cont.terminator, ir.TailCall):
-        out.append(cont.terminator.function)
-    return out
+    return ir.functions_named(cont)
 
 
 def name_supply(program: Program) -> NameSupply:

@@ -33,10 +33,10 @@ from cpsc.cps import ir
 from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program, function_conts
-from cpsc.cps.rewrite import cont_definitions, function_references
+from cpsc.cps.rewrite import function_references
 from cpsc.opt.analysis import ProgramFacts, name_supply, named_functions
 from cpsc.opt.context import PassContext
-from cpsc.opt.substitute import CallSite, Relocation, call_sites_in, parameter_values, return_point
+from cpsc.opt.substitute import CallSite, Relocation, call_sites_in, fresh_copies, parameter_values, return_point
 
 Stats = Counter[str]
 
@@ -89,27 +89,11 @@ class _Inliner:
         subtree = facts.subtree(callee.name)
         functions = {callee.name: site.function} | {f: self.names.fresh_copy(f) for f in subtree[1:]}
         variables = parameter_values(callee, args)
-        labels: dict[str, str] = {}
-        for f in subtree:
-            if f != callee.name:
-                variables.update(self._fresh_vars(program.function_table[f].params))
-            for label in facts.conts_of(f):
-                cont = program.cont_table[label]
-                labels[label] = self.names.fresh_copy(label)
-                variables.update(self._fresh_vars(cont_definitions(cont)))
-                labels.update({b.value.ret: self.names.fresh_copy(b.value.ret) for b in cont.bindings
-                               if isinstance(b.value, ir.CallC)})
+        labels = fresh_copies(program, self.names, subtree, facts.conts_of, variables)
         relocation = Relocation(callee.name, site.function, point, variables, labels, functions,
                                 self.names, callee.result)
-        copies = [relocation.cont(program.cont_table[label], functions[f],
-                                  tuple(relocation.var(p) for p in program.cont_table[label].params))
-                  for f in subtree for label in facts.conts_of(f)]
-        new_functions = {}
-        for f in subtree[1:]:
-            old = program.function_table[f]
-            new_functions[functions[f]] = ir.Function(
-                functions[f], tuple(relocation.var(p) for p in old.params), old.result,
-                labels[old.entry], functions[old.parent] if old.parent else None, old.noinline)
+        copies = relocation.copies(program, subtree, facts.conts_of)
+        new_functions = relocation.nested_functions(program, subtree)
         caller_cont = program.cont_table[site.label]
         changed = {c.label: c for c in copies}
         changed[site.label] = ir.Cont(site.label, site.function, caller_cont.params, point.before,
@@ -120,9 +104,6 @@ class _Inliner:
         facts.changed(program, site.function, list(changed.values()), list(new_functions.values()))
         receiver = point.continuation.label if point.continuation is not None else None
         return program, receiver, copies
-
-    def _fresh_vars(self, variables: list[ir.Var] | tuple[ir.Var, ...]) -> dict[str, ir.Operand]:
-        return {v.name: ir.Var(self.names.fresh_copy(v.name), v.type) for v in variables}
 
 
 def _known_argument(facts: ProgramFacts, args: tuple[ir.Operand, ...]) -> bool:

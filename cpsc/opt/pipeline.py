@@ -16,6 +16,7 @@ from cpsc.opt.inline import inline_with_stats
 from cpsc.opt.licm import licm_with_stats
 from cpsc.opt.local_refs import local_refs_with_stats
 from cpsc.opt.simplify import simplify_with_stats
+from cpsc.opt.specialise import specialise_with_stats
 
 PassFunction = Callable[[Program, PassContext], tuple[Program, Counter[str]]]
 
@@ -32,6 +33,8 @@ PASSES: dict[str, Pass] = {
                      "dead code, constant and branch folding, block merging, jump threading, phi simplification"),
     "inline": Pass("inline", inline_with_stats,
                    "inlining of known calls by return-continuation substitution (size/benefit heuristic)"),
+    "specialise": Pass("specialise", specialise_with_stats,
+                       "copies of functions for the known closures they are given, whose calls become known"),
     "contify": Pass("contify", contify_with_stats,
                     "functions always returning to one place become continuations (tail recursion: loops)"),
     "cse": Pass("cse", cse_with_stats,
@@ -75,7 +78,11 @@ class Level:
         return PassContext(inline_budget=self.inline_budget, fuel=fuel)
 
 
-_EVERY_PASS = ["simplify", "contify", "inline", "simplify", "contify", "local_refs", "cse", "licm", "simplify"]
+# `specialise` makes known the closures a function is given; `simplify` then turns their applies
+# into calls, which `inline` inlines; what those return (a curried function's next closure) is
+# known after the next `simplify`, for the second `inline`.
+_EVERY_PASS = ["simplify", "contify", "specialise", "simplify", "inline", "simplify", "inline", "simplify", "contify",
+               "local_refs", "cse", "licm", "simplify"]
 
 LEVELS: dict[int, Level] = {
     0: Level([], InlineBudget()),

@@ -13,13 +13,13 @@ own raise to g's exception continuation, so they get the call site's handler.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
-from cpsc.cps.rewrite import relabel_terminator, rename_terminator, rename_value
+from cpsc.cps.rewrite import cont_definitions, relabel_terminator, rename_terminator, rename_value
 
 
 @dataclass(unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
@@ -113,6 +113,28 @@ def parameter_values(callee: ir.Function, args: tuple[ir.Operand, ...]) -> dict[
     return dict(zip((p.name for p in callee.params), args))
 
 
+def fresh_copies(program: Program, names: NameSupply, subtree: list[str], conts_of: Callable[[str], list[str]],
+                 variables: dict[str, ir.Operand]) -> dict[str, str]:
+    """Fresh names for a copy of the functions `subtree` (a function and those nested in it):
+    their continuations' labels and return points (returned), and every variable they define,
+    the first function's parameters aside (added to `variables`)."""
+    labels: dict[str, str] = {}
+    for position, f in enumerate(subtree):
+        if position:
+            variables.update(fresh_variables(names, program.function_table[f].params))
+        for label in conts_of(f):
+            cont = program.cont_table[label]
+            labels[label] = names.fresh_copy(label)
+            variables.update(fresh_variables(names, cont_definitions(cont)))
+            labels.update({b.value.ret: names.fresh_copy(b.value.ret) for b in cont.bindings
+                           if isinstance(b.value, ir.CallC)})
+    return labels
+
+
+def fresh_variables(names: NameSupply, variables: Iterable[ir.Var]) -> dict[str, ir.Operand]:
+    return {v.name: ir.Var(names.fresh_copy(v.name), v.type) for v in variables}
+
+
 @dataclass
 class Relocation:
     """How code of the function `source` becomes code of `target` at a return point:
@@ -173,6 +195,23 @@ class Relocation:
         if in_source and isinstance(term, (ir.TailCall, ir.TailApply)) and not self.point.is_tail:
             term = self.returned_call(term, bindings)
         return ir.Cont(self.label(cont.label), owner, params, tuple(bindings), term)
+
+    def copies(self, program: Program, subtree: list[str], conts_of: Callable[[str], list[str]]) -> list[ir.Cont]:
+        """The continuations of the functions `subtree` (`source` and those nested in it),
+        relocated."""
+        return [self.cont(program.cont_table[label], self.functions[f],
+                          tuple(self.var(p) for p in program.cont_table[label].params))
+                for f in subtree for label in conts_of(f)]
+
+    def nested_functions(self, program: Program, subtree: list[str]) -> dict[str, ir.Function]:
+        """The copies of the functions nested in `source` (`subtree` but its first)."""
+        copies = {}
+        for f in subtree[1:]:
+            old = program.function_table[f]
+            copies[self.functions[f]] = ir.Function(
+                self.functions[f], tuple(self.var(p) for p in old.params), old.result, self.labels[old.entry],
+                self.functions[old.parent] if old.parent else None, old.noinline)
+        return copies
 
     def var(self, var: ir.Var) -> ir.Var:
         renamed = self.variables.get(var.name, var)

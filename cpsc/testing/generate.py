@@ -3,7 +3,8 @@
 Programs are built from typed expression generators, so every program type-checks by
 construction; recursion and loops are bounded by literals, so every program terminates. The
 generator covers ints, floats, bools, tuples, `let`, `if`, local and top-level functions,
-closures, partial application, higher-order calls, bounded `let rec`, and data: a variant with
+closures, partial application, higher-order calls (functions given closures that they apply
+and pass on), bounded `let rec`, and data: a variant with
 constant and non-constant constructors matched with nested patterns, or-patterns and guards;
 a record with a mutable field; options; lists and the List functions; arrays; refs; `for` and
 `while` loops; structural comparison of all of these; and exceptions (a user exception with
@@ -49,7 +50,7 @@ class Generator:
 
     def expr(self, ty: str, scope: Scope, depth: int) -> str:
         leaves = ["literal"] + (["var"] if any(t == ty for _, t in scope.values) else [])
-        nodes = ["if", "let", "call", "lambda", "tuple"] + {
+        nodes = ["if", "let", "call", "lambda", "higher_order", "tuple"] + {
             INT: ["arith", "arith", "div", "conv", "minmax", "match_shape", "list", "array", "loop", "option",
                   "try"],
             FLOAT: ["farith", "fconv", "record"],
@@ -96,6 +97,24 @@ class Generator:
         arg = self.expr(param, scope, depth)
         call = self.choose([f"{f} {arg}", f"(fun g -> g {arg}) {f}", f"{arg} |> {f}", f"{f} @@ {arg}"])
         return f"(let {f} = fun ({x} : {param}) -> {body} in {call})"
+
+    def gen_higher_order(self, ty: str, scope: Scope, depth: int) -> str:
+        """A function taking a function, which it applies and passes on to itself (a bounded
+        recursion), given closures over the values in scope, once or twice with different
+        ones (what `specialise` makes copies for)."""
+        h, g, k, a, b = (scope.fresh(hint) for hint in ("h", "g", "k", "a", "b"))
+        param = self.choose([INT, FLOAT, BOOL])
+        arg = self.expr(param, scope.extended([(k, INT)]), depth)
+        header = (f"let rec {h} ({g} : {param} -> {ty}) ({k} : int) : {ty} = "
+                  f"if {k} <= 0 then {g} {arg} else {h} {g} ({k} - 1) in ")
+
+        def applied() -> str:
+            x = scope.fresh("x")
+            closure = f"(fun ({x} : {param}) -> {self.expr(ty, scope.extended([(x, param)]), depth)})"
+            return f"{h} {closure} {self.draw(st.integers(0, 3))}"
+        if self.draw(st.booleans()):
+            return f"({header}{applied()})"
+        return f"({header}let {a} = {applied()} in let {b} = {applied()} in if {a} = {b} then {a} else {b})"
 
     @staticmethod
     def callable(scope: Scope, ty: str) -> list[tuple[str, FunType]]:

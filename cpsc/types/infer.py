@@ -85,15 +85,20 @@ class Typing:
     modules_named: set[str] = field(default_factory=set)
     warnings: list[CompileError] = field(default_factory=list)  # OCaml's warnings found by inference
 
-    def reveal(self, t: Type) -> Type:
-        """`t` with its abstract types replaced by their definitions (what later stages see)."""
+    def reveal(self, t: Type, only: frozenset[str] | None = None) -> Type:
+        """`t` with its abstract types replaced by their definitions (what later stages see), or
+        just those named `only` (a module's own, seen from inside: the abstract types of the
+        modules it uses stay abstract)."""
         t = resolve(t)
-        if isinstance(t, TVar) or (not t.args and t.name not in self.abstract):
+        if isinstance(t, TVar):
             return t
-        args = tuple(self.reveal(a) for a in t.args)
-        if t.name in self.abstract:
+        revealed = t.name in self.abstract and (only is None or t.name in only)
+        if not t.args and not revealed:
+            return t
+        args = tuple(self.reveal(a, only) for a in t.args)
+        if revealed:
             params, definition = self.abstract[t.name]
-            return self.reveal(substitute(definition, dict(zip(params, args))))
+            return self.reveal(substitute(definition, dict(zip(params, args))), only)
         return TCon(t.name, args)
 
 
@@ -241,7 +246,7 @@ class Inferencer:
             raise CompileError(texpr.span, f"The type constructor {texpr.name} expects {arity} argument(s),\n"
                                f"       but is here applied to {len(args)} argument(s)")
         if internal in self.transparent and internal in self.typing.abstract:
-            return self.typing.reveal(TCon(internal, tuple(args)))
+            return self.typing.reveal(TCon(internal, tuple(args)), self.transparent)
         if internal in self.decls.abbreviations:
             params, body = self.decls.abbreviations[internal]
             return self.expand(body, dict(zip(params, args)), vars)

@@ -46,6 +46,11 @@ BROKEN = [
     ("call arity", ("call sq(3)", "call sq(3, 4)"), "function sq expects 1 arguments"),
     ("result type", ("let r: int = call sq(3)", "let r: float = call sq(3)"), "float"),
     ("unknown continuation", ("jump done(0)", "jump nowhere(0)"), "unknown continuation nowhere"),
+    ("nested function named outside its parent",
+     ("fun sq(x: int) -> int in main = callc",
+      "fun helper() -> int in main = callc helper.entry() ret (ret helper)\n  cont helper.entry() =\n"
+      "    jump (ret helper)(1)\n\nfun sq(x: int) -> int in helper = callc"),
+     "function sq, nested in helper, is named in function main, which is not nested in helper"),
 ]
 
 
