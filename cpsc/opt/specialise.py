@@ -15,12 +15,15 @@ the inliner can see (Flambda's specialisation, GHC's SpecConstr, MLton's defunct
                                                     ... let r.1: float = apply m.1(i.1) ...
 
 (`simplify` then makes `apply m.1(i.1)` the known call `call eval_a(i.1)`, and `inline` may
-inline it.) A copy is shared by every call with the same closures in the same places, the
-copy's own recursive calls included, so a recursive function passing its function argument
-on (`List.map f`, a fold) becomes one specialised loop. Only a closure of a function with no
-free variables is made afresh (it means the same wherever it is made), only for a parameter
-the function calls or passes on, and only for a function within the size budget; each
-decision can be printed as a remark (`--remarks=specialise`).
+inline it.) A closure of a closed function seen where the copy is, as here, is made as it is;
+any other closure's function is copied too, nested in the copy, its free variables made
+parameters of the copy that the call passes (`tests/opt/golden/apply_twice_*.cps`). A copy
+is shared by every call with the same closures in the same places, the copy's own recursive
+calls included, so a recursive function passing its function argument on (`List.map f`, a
+fold) becomes one specialised loop. Only a parameter the function calls or passes on is
+specialised, only for a function within the size budget, and only for a closure whose
+function names no function a copy could not name; each decision can be printed as a remark
+(`--remarks=specialise`).
 
 Relies on a verified program before closure conversion (closures capture implicitly) with
 unique names; the copy is made with fresh names from the pass context's supply.
