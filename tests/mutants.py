@@ -19,6 +19,7 @@ from typing import Any
 from cpsc import native
 from cpsc.cps import ir
 from cpsc.cps.primops import never_returns
+from cpsc.llvm import lower
 from cpsc.opt import contify, cse, inline, licm, local_refs, simplify, specialise
 
 ENVIRONMENT = "CPSC_MUTANT"
@@ -214,6 +215,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            _captured_reversed),
     Mutant("specialise.original_closure", "a specialised copy makes its closure of the original function, "
            "not of its own copy", lambda: [(specialise, "closure_in_copy", lambda inner, original: ir.MakeClosure(original))]),
+    Mutant("simplify.full_for_fewer_arguments", "an apply of a closure with a full function calls it also with "
+           "fewer arguments than it takes", lambda: [(simplify, "full_applies", lambda f, args: True)]),
+    Mutant("specialise.full_not_copied", "a closure copied into a specialised copy keeps the original full function, "
+           "not its copy beside it", lambda: [(specialise, "full_in_copy", lambda full, renamed: full)]),
+    Mutant("lower.arity_not_checked", "an apply of several arguments calls the closure's full entry whatever "
+           "its arity", lambda: [(lower, "arity_matches", lambda b, arity, count: lower.I1(1))]),
     Mutant("simplify.wrong_field", "a field of a block built in sight folds to the next field of the same type",
            _wrong_field),
 ]}

@@ -5,7 +5,9 @@ of the functions it calls or makes closures of) become extra leading parameters,
 so that each variable stays bound once, and known calls pass them. A function that is used as a
 value (`closure g`) also gets a code wrapper `g.code(env, params)` that loads the captured
 variables from the closure record `env` and tail-calls `g`; `closure g` becomes
-`closure g.code(captured...)`. Main's own variables are the exception: those another function
+`closure g.code(captured...)`. A closure made with `full f` (f takes all n arguments of the
+curried chain g starts) gives `g.code` a second entry, `f.full(env, x1..xn)`, loading f's free
+variables from the same record: its `Function.full`, which an apply of n arguments calls. Main's own variables are the exception: those another function
 uses become globals (`Program.globals`), stored by main right after their definition and
 loaded at the entry of each function that uses them, so that top-level values are not passed
 down every chain of calls. Relies on: unique names; free variables of a function come from
@@ -38,6 +40,7 @@ class _Facts:
     own_free: dict[str, set[str]]  # the variables each function's continuations use and it does not define
     referenced: dict[str, set[str]]  # the functions each function calls, tail calls or makes a closure of
     escaping: set[str]  # the functions something makes a closure of
+    fulls: dict[str, set[str | None]]  # the `full` functions the closures of each escaping function name
     return_labels: set[str]  # the labels the split of callc gives its return points
 
     @staticmethod
@@ -45,7 +48,7 @@ class _Facts:
         by_function: dict[str, list[ir.Cont]] = {name: [] for name in program.function_table}
         for cont in program.cont_table.values():
             by_function[cont.function].append(cont)
-        facts = _Facts(by_function, {}, {}, {}, set(), set())
+        facts = _Facts(by_function, {}, {}, {}, set(), {}, set())
         for name, f in program.function_table.items():
             facts._gather(name, f)
         return facts
@@ -65,6 +68,7 @@ class _Facts:
                 elif isinstance(value, ir.MakeClosure):
                     referenced.add(value.function)
                     self.escaping.add(value.function)
+                    self.fulls.setdefault(value.function, set()).add(value.full)
                 elif isinstance(value, ir.CallC):
                     self.return_labels.add(value.ret)
             if isinstance(cont.terminator, ir.TailCall):
@@ -152,7 +156,16 @@ def closure_convert(program: Program) -> Program:
                     cont = ir.Cont(cont.label, cont.function, cont.params, loads + cont.bindings, cont.terminator)
                 conts[cont.label] = cont
     for g, code in code_names.items():
-        _add_code_wrapper(program.function_table[g], code, fvs[g], names, functions, conts)
+        full = _full_entry(g, facts, fvs)
+        full_code = names.fresh(full + ".full") if full is not None else None
+        f = program.function_table[g]
+        closure_type = ir.curried_type(f.params, f.result)
+        _add_wrapper(f, code, closure_type, [(v, i) for i, v in enumerate(fvs[g])], names, functions, conts,
+                     full_code)
+        if full is not None and full_code is not None:  # its free variables where g's record has them
+            index = {v.name: i for i, v in enumerate(fvs[g])}
+            _add_wrapper(program.function_table[full], full_code, closure_type,
+                         [(v, index[v.name]) for v in fvs[full]], names, functions, conts)
     globals_ = pmap({name: v.type for name, v in shared.items()})
     return Program.of_tables(functions, conts, program.main, True, globals_)
 
@@ -211,16 +224,24 @@ def _pass_free_variables(cont: ir.Cont, fvs: dict[str, list[ir.Var]], code_names
     return ir.Cont(cont.label, cont.function, cont.params, tuple(bindings), term)
 
 
-def _add_code_wrapper(f: ir.Function, code: str, fvs: list[ir.Var], names: NameSupply,
-                      functions: dict[str, ir.Function], conts: dict[str, ir.Cont]) -> None:
-    """`code(env, xs) = let v_i = field env.i in tailcall f(v..., xs)`."""
-    closure_type = f.result
-    for p in reversed(f.params):
-        closure_type = ir.TCon("->", (p.type, closure_type))
-    env = ir.Var(names.fresh("env"), closure_type)
+def _full_entry(g: str, facts: _Facts, fvs: dict[str, list[ir.Var]]) -> str | None:
+    """The function g's closures are applied to all their arguments through: the one they all
+    name, if its free variables are in g's closure record (lost when an optimisation made
+    g no longer need one of them, say)."""
+    named = facts.fulls.get(g, set())
+    full = next(iter(named)) if len(named) == 1 else None
+    if full is None or not set(v.name for v in fvs[full]) <= set(v.name for v in fvs[g]):
+        return None
+    return full
+
+
+def _add_wrapper(f: ir.Function, name: str, env_type: ir.TCon, fields: list[tuple[ir.Var, int]],
+                 names: NameSupply, functions: dict[str, ir.Function], conts: dict[str, ir.Cont],
+                 full: str | None = None) -> None:
+    """`name(env, xs) = let v = field env.i (for each (v, i) of fields) in tailcall f(v..., xs)`."""
+    env = ir.Var(names.fresh("env"), env_type)
     params = tuple(ir.Var(names.fresh(p.name), p.type) for p in f.params)
-    loads = tuple(ir.Binding(ir.Var(names.fresh(v.name), v.type), ir.Field(env, i)) for i, v in enumerate(fvs))
-    entry = names.fresh(code + ".entry")
-    functions[code] = ir.Function(code, (env,) + params, f.result, entry, None)
-    conts[entry] = ir.Cont(entry, code, (), loads,
-                           ir.TailCall(f.name, tuple(b.var for b in loads) + params))
+    loads = tuple(ir.Binding(ir.Var(names.fresh(v.name), v.type), ir.Field(env, i)) for v, i in fields)
+    entry = names.fresh(name + ".entry")
+    functions[name] = ir.Function(name, (env,) + params, f.result, entry, None, full=full)
+    conts[entry] = ir.Cont(entry, name, (), loads, ir.TailCall(f.name, tuple(b.var for b in loads) + params))

@@ -40,6 +40,7 @@ class ClosureValue:
     function: str
     frame: Frame | None
     captured: tuple[Any, ...] = ()
+    full: str | None = None  # `MakeClosure.full` (before closure conversion)
 
 
 class _Returned(Exception):
@@ -117,12 +118,22 @@ class CpsInterpreter:
                 function, frame = terminator.function, self.enclosing(terminator.function, at)
             else:
                 closure = self.operand(terminator.closure, at)  # type: ignore[union-attr]
-                function, frame, args = self.unpack(closure, args)
+                function, frame, args = self.saturate(closure, args)
 
-    def unpack(self, closure: ClosureValue, args: list[Any]) -> tuple[str, Frame | None, list[Any]]:
-        if self.program.closed:
-            return closure.function, None, [closure] + args
-        return closure.function, closure.frame, args
+    def saturate(self, closure: ClosureValue, args: list[Any]) -> tuple[str, Frame | None, list[Any]]:
+        """The call an apply of `closure` to `args` comes to: its full function when it takes
+        them all, else its function with the last argument, after applying it to the others
+        one by one (a curried application)."""
+        while True:
+            full = self.program.functions[closure.function].full if self.program.closed else closure.full
+            record = [closure] if self.program.closed else []
+            frame = None if self.program.closed else closure.frame
+            if full is not None and len(self.program.functions[full].params) == len(record) + len(args):
+                return full, frame, record + args
+            if len(args) == 1:
+                return closure.function, frame, record + args
+            closure = self.call(closure.function, record + args[:1], frame)
+            args = args[1:]
 
     def region(self, label: str, args: list[Any], frame: Frame,
                ret: str | None) -> tuple[ir.Terminator, Frame]:
@@ -197,11 +208,11 @@ class CpsInterpreter:
             return self.call(v.function, self.operands(v.args, frame), self.enclosing(v.function, frame))
         if isinstance(v, ir.Apply):
             closure = self.operand(v.closure, frame)
-            function, parent, args = self.unpack(closure, self.operands(v.args, frame))
+            function, parent, args = self.saturate(closure, self.operands(v.args, frame))
             return self.call(function, args, parent)
         if isinstance(v, ir.MakeClosure):
             return ClosureValue(v.function, self.snapshot(self.enclosing(v.function, frame)),
-                                tuple(self.operands(v.captured, frame)))
+                                tuple(self.operands(v.captured, frame)), v.full)
         if isinstance(v, ir.MakeTuple):
             return tuple(self.operands(v.items, frame))
         if isinstance(v, ir.Field):

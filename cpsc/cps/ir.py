@@ -83,7 +83,8 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class Apply:
-    """A call through a closure value (an unknown function); `handler` as for `Call`."""
+    """A call through a closure value (an unknown function); `handler` as for `Call`. Curried:
+    `apply c(a, b)` is `apply (apply c(a))(b)`, or one call of `c`'s full function."""
 
     closure: Operand
     args: tuple[Operand, ...]
@@ -94,10 +95,12 @@ class Apply:
 @dataclass(frozen=True, slots=True)
 class MakeClosure:
     """The function `function` as a first-class value. Before closure conversion its free
-    variables are captured implicitly; afterwards `captured` lists them explicitly."""
+    variables are captured implicitly; afterwards `captured` lists them explicitly. `full`: a sibling
+    of n > 1 parameters, calling which is applying the closure to n arguments (a droppable shortcut)."""
 
     function: str
     captured: tuple[Operand, ...] = ()
+    full: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +332,7 @@ class Function:
     entry: str
     parent: str | None = None
     noinline: bool = False
+    full: str | None = None  # closed, a closure code's entry taking the record and all n arguments
 
 
 # ---------------------------------------------------------------------- queries
@@ -391,9 +395,17 @@ def _successors(cont: Cont) -> list[str]:
     return out
 
 
+def curried_type(params: tuple[Var, ...], result: Type) -> Type:
+    """`p1 -> p2 -> ... -> result`."""
+    for p in reversed(params):
+        result = TCon("->", (p.type, result))
+    return result
+
+
 def functions_named(cont: Cont) -> list[str]:
-    """The functions a continuation calls, tail calls or makes a closure of."""
+    """The functions a continuation calls, tail calls or makes a closure of (with its `full`)."""
     named = [b.value.function for b in cont.bindings if isinstance(b.value, (Call, MakeClosure))]
+    named.extend(b.value.full for b in cont.bindings if isinstance(b.value, MakeClosure) and b.value.full)
     if isinstance(cont.terminator, TailCall):
         named.append(cont.terminator.function)
     return named

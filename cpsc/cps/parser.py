@@ -48,6 +48,14 @@ class _Location(str):
     """A call's source location, `@file:line:col` in the text."""
 
 
+class _FullEntry(str):
+    """`full f`: a closure's (or, closed, a code function's) function taking all its arguments."""
+
+
+def full_entry_of(items: list[Any]) -> str | None:
+    return next((str(i) for i in items if isinstance(i, _FullEntry)), None)
+
+
 def _handler_and_location(items: list[Any]) -> tuple[str | None, str | None]:
     handler = next((str(i) for i in items if not isinstance(i, _Location)), None)
     location = next((str(i) for i in items if isinstance(i, _Location)), None)
@@ -83,7 +91,8 @@ class _Build(Transformer[Any, Any]):
         parent = names[0] if len(names) == 3 else None
         noinline = any(t.type == "NOINLINE" for t in tokens)
         conts = [c for c in items[3:] if isinstance(c, dict)]
-        return ("function", ir.Function(name, params, result, names[-2], parent, noinline), conts)
+        function = ir.Function(name, params, result, names[-2], parent, noinline, full_entry_of(items[3:]))
+        return ("function", function, conts)
 
     def cont(self, items: list[Any]) -> Any:
         return {"label": str(items[0]), "params": items[1], "bindings": items[2:-1], "terminator": items[-1]}
@@ -122,7 +131,10 @@ class _Build(Transformer[Any, Any]):
         return ir.Const(ExceptionId(unescape(str(items[0])[1:-1]), unescape(str(items[1])[1:-1])), EXNID)
 
     def closure(self, items: list[Any]) -> Any:
-        return ("closure", str(items[0]), items[1])
+        return ("closure", str(items[0]), items[1], full_entry_of(items[2:]))
+
+    def full_entry(self, items: list[Any]) -> Any:
+        return _FullEntry(str(items[0]))
 
     def tuple(self, items: list[Any]) -> Any:
         return ("tuple", items[0])
@@ -232,7 +244,7 @@ class Resolver:
         if kind == "apply":
             return ir.Apply(self.operand(v[1]), self.operands(v[2]), v[3], v[4])
         if kind == "closure":
-            return ir.MakeClosure(v[1], self.operands(v[2]))
+            return ir.MakeClosure(v[1], self.operands(v[2]), v[3])
         if kind == "tuple":
             return ir.MakeTuple(self.operands(v[1]))
         if kind == "field":

@@ -101,7 +101,8 @@ def show_value(v: ir.Value, fmt: OperandFormat = show_operand, show_label: Calla
     if isinstance(v, ir.Apply):
         return f"apply {fmt(v.closure)}{_args(v.args, fmt)}{_handler(v.handler, show_label)}{_loc(v.loc)}"
     if isinstance(v, ir.MakeClosure):
-        return f"closure {v.function}{_args(v.captured, fmt)}"
+        full = f" full {v.full}" if v.full else ""
+        return f"closure {v.function}{_args(v.captured, fmt)}{full}"
     if isinstance(v, ir.MakeTuple):
         return f"tuple{_args(v.items, fmt)}"
     if isinstance(v, ir.Field):
@@ -150,7 +151,8 @@ def print_function(program: Program, name: str) -> list[str]:
     f = program.functions[name]
     parent = f" in {f.parent}" if f.parent else ""
     noinline = " noinline" if f.noinline else ""
-    lines = [f"fun {f.name}{_params(f.params)} -> {show_type(f.result)}{parent}{noinline} = "
+    full = f" full {f.full}" if f.full else ""
+    lines = [f"fun {f.name}{_params(f.params)} -> {show_type(f.result)}{parent}{noinline}{full} = "
              f"callc {f.entry}() ret (ret {f.name})"]
     for label in function_order(program, name):
         lines.extend(print_cont(program.conts[label]))

@@ -27,7 +27,7 @@ def rename_value(v: ir.Value, renaming: Mapping[str, ir.Operand]) -> ir.Value:
     if isinstance(v, ir.Apply):
         return ir.Apply(rename_operand(v.closure, renaming), _ops(v.args, renaming), v.handler, v.loc)
     if isinstance(v, ir.MakeClosure):
-        return ir.MakeClosure(v.function, _ops(v.captured, renaming))
+        return ir.MakeClosure(v.function, _ops(v.captured, renaming), v.full)
     if isinstance(v, ir.MakeTuple):
         return ir.MakeTuple(_ops(v.items, renaming))
     if isinstance(v, ir.Field):
@@ -135,6 +135,8 @@ def function_references(program: Program) -> Counter[str]:
         for b in cont.bindings:
             if isinstance(b.value, (ir.Call, ir.MakeClosure)):
                 counts[b.value.function] += 1
+            if isinstance(b.value, ir.MakeClosure) and b.value.full:
+                counts[b.value.full] += 1
         if isinstance(cont.terminator, ir.TailCall):
             counts[cont.terminator.function] += 1
     return counts

@@ -23,12 +23,6 @@ class VerifyError(Exception):
     pass
 
 
-def _arrow(params: tuple[ir.Var, ...], result: TCon) -> TCon:
-    for p in reversed(params):
-        result = TCon("->", (p.type, result))
-    return result
-
-
 class Verifier:
     def __init__(self, program: Program) -> None:
         self.program = program
@@ -51,6 +45,10 @@ class Verifier:
                 self.fail(f"function {f.name}", f"entry {f.entry} is not a continuation of {f.name}")
             if p.conts[f.entry].params:
                 self.fail(f"function {f.name}", "its entry continuation takes parameters")
+            if f.full is not None and not p.closed:
+                self.fail(f"function {f.name}", "full entry of a function before closure conversion")
+            if f.full is not None:
+                self.check_full(f"function {f.name}", f.name, f.full, f.params[0].type, True)
         for cont in p.conts.values():  # first: dominance needs each function's own continuations
             self.check_cont(cont)
         for name in p.functions:
@@ -233,11 +231,30 @@ class Verifier:
         return f
 
     def check_apply(self, where: str, closure: ir.Operand, args: tuple[ir.Operand, ...]) -> TCon:
-        t = closure.type
-        if t.name != "->" or len(args) != 1:
-            self.fail(where, f"apply of {show_type(t)}, which is not a function of one argument")
-        self.check_args(where, "closure", [t.args[0]], args)  # type: ignore[list-item]
-        return t.args[1]  # type: ignore[return-value]
+        """A curried application: each argument takes one arrow off the closure's type."""
+        t, params = closure.type, []
+        for _ in args:
+            if t.name != "->":
+                self.fail(where, f"apply of {show_type(closure.type)} to {len(args)} arguments")
+            params.append(t.args[0])
+            t = t.args[1]  # type: ignore[assignment]
+        if not args:
+            self.fail(where, "apply to no arguments")
+        self.check_args(where, "closure", params, args)  # type: ignore[arg-type]
+        return t
+
+    def check_full(self, where: str, function: str, full: str, closure_type: TCon, closed: bool) -> None:
+        """`full`: the function of n > 1 parameters calling which is applying a closure of
+        `function` to them all (`MakeClosure.full`, `Function.full`)."""
+        f = self.known(where, full)
+        params = f.params[1:] if closed else f.params
+        if len(params) < 2 or ir.curried_type(params, f.result) != closure_type:
+            self.fail(where, f"full {full} of type {show_type(ir.curried_type(params, f.result))} does not take all the "
+                      f"arguments of a {show_type(closure_type)}")
+        if closed and f.params[0].type != closure_type:
+            self.fail(where, f"full {full} does not take the closure record first")
+        if not closed and f.parent != self.known(where, function).parent:
+            self.fail(where, f"full {full} is not a sibling of {function}")
 
     def check_handler(self, where: str, cont: ir.Cont, handler: str) -> None:
         target = self.check_label(where, cont, handler)
@@ -276,9 +293,13 @@ class Verifier:
             expected = self.check_apply(where, v.closure, v.args)
         elif isinstance(v, ir.MakeClosure):
             f = self.known(where, v.function)
-            expected = f.params[0].type if self.program.closed else _arrow(f.params, f.result)
+            expected = f.params[0].type if self.program.closed else ir.curried_type(f.params, f.result)
             if not self.program.closed and (len(f.params) != 1 or v.captured):
                 self.fail(where, f"closure of {f.name}: only unary functions are values, captures are implicit")
+            if v.full is not None and self.program.closed:
+                self.fail(where, "a closed program's closures have no full (their code function has)")
+            if v.full is not None:
+                self.check_full(where, v.function, v.full, expected, False)
         elif isinstance(v, ir.MakeTuple):
             expected = TCon("*", tuple(i.type for i in v.items))
         elif isinstance(v, ir.Field):

@@ -4,6 +4,13 @@ Values keep their native types: int `i64`, float `double`, bool `i1`, char and u
 strings, tuples and closures are `ptr`s to GC-allocated records of 8-byte slots (a closure's slot
 0 holds its code). Every FL function uses `tailcc`; a call in tail position is `musttail`, so
 no tail call (known, through a closure, mutually recursive) grows the stack.
+
+A closure's code carries, as LLVM prefix data just before its first instruction, its arity n and
+its entry taking all n arguments at once (`<{i64 full - code, i64 n}>`: `0, 1` for a closure of
+one argument), as GHC lays out tables next to code and OCaml's closures carry theirs: an apply of k
+arguments reads the arity from the code pointer and, when it is k, calls the full entry at once;
+otherwise it applies the closure to one argument at a time. A saturated unknown call so
+allocates no partial application, and the records stay as small as before.
 """
 
 from __future__ import annotations
@@ -90,6 +97,11 @@ def function_type(params: list[TCon], result: TCon) -> ll.FunctionType:
     return ll.FunctionType(lltype(result), [t for t, kept in zip(types, in_registers(types)) if kept])
 
 
+def arity_matches(b: ll.IRBuilder, arity: ll.Value, count: int) -> ll.Value:
+    """Whether a closure of this arity takes `count` arguments at once."""
+    return b.icmp_unsigned("==", arity, I64(count))
+
+
 SMALL_BLOCK_BYTES = 256  # the largest block the runtime keeps free lists for (SMALL_GRANULES * 16)
 
 
@@ -122,6 +134,8 @@ class ModuleLowering:
                                              for g in functions_named(f)}
         needed = {f.name for f in self.defined}
         needed.update(g for f in self.defined if part is not None for g in functions_named(f))
+        closure_codes = {x.value.function for f in module.functions for block in f.blocks
+                         for x in block.instructions if isinstance(x.value, cps.MakeClosure)}
         for f in module.functions:
             if f.name not in needed:
                 continue
@@ -134,6 +148,15 @@ class ModuleLowering:
             if f.noinline:
                 fn.attributes.append("noinline")
             self.functions[f.name] = fn
+        arities = {f.name: len(f.params) - 1 for f in module.functions}
+        for f in self.defined:
+            if f.name in closure_codes or f.full is not None:
+                # the full entry as an offset from the code: no relocation in the text of a PIE
+                code = self.functions[f.name].reference
+                offset = "0" if f.full is None else (
+                    f"sub (i64 ptrtoint (ptr {self.functions[f.full].reference} to i64), i64 ptrtoint (ptr {code} to i64))")
+                arity = arities[f.full] if f.full is not None else 1
+                self.functions[f.name].prefix = f"<{{ i64, i64 }}> <{{ i64 {offset}, i64 {arity} }}>"
 
     def _declare(self, name: str, result: ll.Type, args: list[ll.Type]) -> ll.Function:
         return ll.Function(self.module, ll.FunctionType(result, args), name)
@@ -361,11 +384,74 @@ class FunctionLowering:
         if isinstance(v, cps.Call):
             args = self.pass_arguments([self.operand(a) for a in v.args])
             return b.call(self.owner.functions[v.function], args, cconv="tailcc")
-        closure = self.operand(v.closure)
+        return self.apply(v.closure, v.args, var.type, tail=False)
+
+    def apply(self, closure_operand: cps.Operand, arg_operands: tuple[cps.Operand, ...], result: TCon,
+              tail: bool) -> ll.Value:
+        """An apply of k arguments (see the module docstring): with k > 1, the full entry
+        when the closure's arity is k, else one argument at a time. When a call of the second
+        path raises, the result is undefined and the exception pending, as after any call; in
+        a tail apply, each call is `musttail` and returns."""
+        b = self.builder
+        closure, args = self.operand(closure_operand), [self.operand(a) for a in arg_operands]
+        closure_type, arg_types = closure_operand.type, [a.type for a in arg_operands]
+        if len(args) == 1:
+            return self.call_code(closure, closure_type, args, arg_types, result, tail)
         code = b.load(closure, typ=PTR)
-        fnty = function_type([v.closure.type] + [a.type for a in v.args], var.type)
-        args = self.pass_arguments([closure] + [self.operand(a) for a in v.args])
-        return b.call(code, args, cconv="tailcc", ftype=fnty)
+        arity = b.load(b.gep(code, [I64(-8)], source_etype=I8), typ=I64)
+        self.splits += 1
+        full_path = self.fn.append_basic_block(f"{self.current_label}.full{self.splits}")
+        curried_path = self.fn.append_basic_block(f"{self.current_label}.curried{self.splits}")
+        b.cbranch(arity_matches(b, arity, len(args)), full_path, curried_path).set_weights([1000, 1])
+        b.position_at_end(full_path)
+        full = b.gep(code, [b.load(b.gep(code, [I64(-16)], source_etype=I8), typ=I64)], source_etype=I8)
+        fnty = function_type([closure_type] + arg_types, result)
+        join = self.fn.append_basic_block(f"{self.current_label}.applied{self.splits}") if not tail else None
+        outcomes = [(self.call_pointer(full, fnty, [closure] + args, tail), b.block)]
+        if join is not None:
+            b.branch(join)
+        b.position_at_end(curried_path)
+        for arg, arg_type in zip(args[:-1], arg_types):
+            rest_type: TCon = closure_type.args[1]  # type: ignore[assignment]
+            closure = self.call_code(closure, closure_type, [arg], [arg_type], rest_type, False)
+            closure_type = rest_type
+            applied = self.fn.append_basic_block(f"{self.current_label}.partial{self.splits}.{len(outcomes)}")
+            outcomes.append((ll.Constant(lltype(result), ll.Undefined), b.block))
+            b.cbranch(self.raised(), join if join is not None else self.raising_return(), applied)
+            b.position_at_end(applied)
+        outcomes.append((self.call_code(closure, closure_type, args[-1:], arg_types[-1:], result, tail), b.block))
+        if join is None:
+            return outcomes[-1][0]
+        b.branch(join)
+        b.position_at_end(join)
+        phi = b.phi(lltype(result))
+        for value, block in outcomes:
+            phi.add_incoming(value, block)
+        return phi
+
+    def call_code(self, closure: ll.Value, closure_type: TCon, args: list[ll.Value], arg_types: list[TCon],
+                  result: TCon, tail: bool) -> ll.Value:
+        """A call of a closure's code (slot 0) with one argument."""
+        fnty = function_type([closure_type] + arg_types, result)
+        return self.call_pointer(self.builder.load(closure, typ=PTR), fnty, [closure] + args, tail)
+
+    def call_pointer(self, code: ll.Value, fnty: ll.FunctionType, args: list[ll.Value], tail: bool) -> ll.Value:
+        """A call through a code pointer; in tail position, `musttail` and its return."""
+        b = self.builder
+        value = b.call(code, self.pass_arguments(args), cconv="tailcc", ftype=fnty, tail="musttail" if tail else "")
+        if tail:
+            b.ret(value)
+        return value
+
+    def raising_return(self) -> ll.Block:
+        """A block returning at once with the exception pending (for a caller to see)."""
+        self.splits += 1
+        block = self.fn.append_basic_block(f"{self.current_label}.raised{self.splits}")
+        saved = self.builder.block
+        self.builder.position_at_end(block)
+        self.builder.ret(ll.Constant(lltype(self.f.result), ll.Undefined))
+        self.builder.position_at_end(saved)
+        return block
 
     def raises(self, v: cps.Call | cps.Apply) -> bool:
         return isinstance(v, cps.Apply) or v.function in self.owner.may_raise
@@ -416,11 +502,7 @@ class FunctionLowering:
             args = self.pass_arguments([self.operand(a) for a in t.args])
             b.ret(b.call(self.owner.functions[t.function], args, cconv="tailcc", tail="musttail"))
         else:
-            closure = self.operand(t.closure)
-            code = b.load(closure, typ=PTR)
-            fnty = function_type([t.closure.type] + [a.type for a in t.args], self.f.result)
-            args = self.pass_arguments([closure] + [self.operand(a) for a in t.args])
-            b.ret(b.call(code, args, cconv="tailcc", tail="musttail", ftype=fnty))
+            self.apply(t.closure, t.args, self.f.result, tail=True)
 
     def table_lookup(self, value: cps.Operand, table: SwitchTable) -> None:
         """Select the arms' constants for `value` from `table`'s columns, then run the one arm

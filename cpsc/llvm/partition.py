@@ -30,8 +30,8 @@ def function_size(f: ir.Function) -> int:
 
 
 def functions_named(f: ir.Function) -> set[str]:
-    """The functions `f` calls, tail calls or makes a closure of."""
-    named: set[str] = set()
+    """The functions `f` calls, tail calls or makes a closure of, and its `full` entry."""
+    named: set[str] = {f.full} if f.full else set()
     for block in f.blocks:
         bindings = list(block.instructions)
         if isinstance(block.terminator, ir.Invoke):

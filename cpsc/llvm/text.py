@@ -167,6 +167,7 @@ class Function(Value):
         self.calling_convention = ""
         self.linkage = ""
         self.attributes: list[str] = []
+        self.prefix = ""  # prefix data: a typed constant laid out just before the code
         self.blocks: list[Block] = []
         self.names: set[str] = set()  # the blocks' and the values' names, kept apart
         self.unnamed = 0
@@ -202,6 +203,8 @@ class Function(Value):
         signature = f"{head} {self.reference}({params})" + "".join(" " + a for a in self.attributes)
         if not self.blocks:
             return signature
+        if self.prefix:
+            signature += f" prefix {self.prefix}"
         return signature + "\n{\n" + "\n".join(b.text() for b in self.blocks) + "\n}"
 
 

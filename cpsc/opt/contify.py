@@ -87,8 +87,9 @@ def _sites_and_closures(program: Program, facts: ProgramFacts) -> tuple[_Sites, 
         labels = facts.owned(f)  # a call in unreachable code names g too
         sites.add(program, f, labels, conts)
         for label in labels:
-            closures.update(b.value.function for b in conts[label].bindings
-                            if isinstance(b.value, ir.MakeClosure))
+            for b in conts[label].bindings:  # (a closure's full function is called from anywhere)
+                if isinstance(b.value, ir.MakeClosure):
+                    closures.update([b.value.function, b.value.full] if b.value.full else [b.value.function])
     return sites, closures
 
 

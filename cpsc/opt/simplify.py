@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cpsc.cps import ir
+from cpsc.cps.names import NameSupply
 from cpsc.cps.primops import is_pure
 from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import (
@@ -43,12 +44,29 @@ from cpsc.cps.rewrite import (
     split_callc,
     use_census,
 )
-from cpsc.opt.analysis import fold_primitive, incoming_arguments
+from cpsc.opt.analysis import fold_primitive, incoming_arguments, name_supply
 from cpsc.opt.context import PassContext
 from cpsc.opt.parts import independent_parts
 from cpsc.types.types import BOOL
 
 Stats = Counter[str]
+
+
+class LazyNames:
+    """Fresh names for the whole program a part belongs to (a part's own names would clash
+    with other parts'), gathered only when first asked for: few sweeps make a name. A name's
+    hint is what it stands beside, so that the names do not depend on the order in which the
+    parts are swept."""
+
+    def __init__(self, program: Program, context: PassContext | None) -> None:
+        self.program = program
+        self.context = context
+        self.supply: NameSupply | None = None
+
+    def fresh(self, hint: str) -> str:
+        if self.supply is None:
+            self.supply = name_supply(self.program) if self.context is None else self.context.name_supply(self.program)
+        return self.supply.fresh(hint)
 
 
 @dataclass(frozen=True)
@@ -60,9 +78,11 @@ class Region:
       of a part (the rest of the program may call them; the sweep of the whole program removes
       those nothing names);
     - `functions`: every function of the program, for a part's closures of functions outside
-      it (None: the program's own)."""
+      it (None: the program's own);
+    - `names`: fresh names for the whole program."""
 
     roots: tuple[str, ...]
+    names: LazyNames
     functions: Mapping[str, ir.Function] | None = None
 
     def function(self, program: Program, name: str) -> ir.Function:
@@ -260,16 +280,9 @@ def _live_code(program: Program, roots: tuple[str, ...]) -> tuple[set[str], set[
     def named(function: str) -> list[str]:
         labels = function_conts(program, function, table)
         reachable.update(labels)
-        return [g for label in labels for g in table[label].memo("simplify.named", _functions_named)]
+        return [g for label in labels for g in table[label].memo("simplify.named", ir.functions_named)]
 
     return live_functions(roots, named, program.function_table), reachable
-
-
-def _functions_named(cont: ir.Cont) -> list[str]:
-    out = [b.value.function for b in cont.bindings if isinstance(b.value, (ir.Call, ir.MakeClosure))]
-    if isinstance(cont.terminator, ir.TailCall):
-        out.append(cont.terminator.function)
-    return out
 
 
 def _entries(program: Program) -> set[str]:
@@ -380,36 +393,64 @@ def simplify_parameters(program: Program, stats: Stats, region: Region) -> Progr
 def call_known_closures(program: Program, stats: Stats, region: Region) -> Program:
     """`apply c(args)` where `c` is `closure g` becomes the known call `call g(args)` (and a
     tail apply a tail call): no closure needs to be entered, and the inliner can then see the
-    callee. Before closure conversion only, where a closure captures implicitly and a direct
-    call of `g` can name whatever the closure could (the closure's definition dominates the
-    apply)."""
+    callee. A closure made with `full f` applied to at least f's arguments calls f; applied to
+    more arguments than the function called takes, that call is split off, `apply` going on
+    with the rest. Before closure conversion only, where a closure captures implicitly and a
+    direct call of `g` can name whatever the closure could (the closure's definition dominates
+    the apply, and f is g's sibling)."""
     if program.closed:
         return program
-    closures = {b.var.name: b.value.function for c in program.cont_table.values() for b in c.bindings
+    closures = {b.var.name: b.value for c in program.cont_table.values() for b in c.bindings
                 if isinstance(b.value, ir.MakeClosure)}
     if not closures:
         return program
 
     def known(closure: ir.Operand, args: tuple[ir.Operand, ...]) -> str | None:
-        if isinstance(closure, ir.Var) and closure.name in closures:
-            function = closures[closure.name]
-            if len(region.function(program, function).params) == len(args):
-                return function
-        return None
+        made = closures.get(closure.name) if isinstance(closure, ir.Var) else None
+        if made is None:
+            return None
+        if made.full is not None and full_applies(region.function(program, made.full), args):
+            return made.full
+        return made.function if len(region.function(program, made.function).params) <= len(args) else None
+
+    def split_off(callee: str, args: tuple[ir.Operand, ...], handler: str | None, loc: str | None, beside: str,
+                  bindings: list[ir.Binding]) -> tuple[ir.Var, tuple[ir.Operand, ...]] | None:
+        """When `callee` takes fewer than `args`: the binding of its call with those it takes,
+        and what is left to apply its result to (None: it takes them all)."""
+        f = region.function(program, callee)
+        if len(f.params) == len(args):
+            return None
+        result = ir.Var(region.names.fresh(beside + ".partial"), f.result)
+        bindings.append(ir.Binding(result, ir.Call(callee, args[:len(f.params)], handler, loc)))
+        return result, args[len(f.params):]
 
     changed: dict[str, ir.Cont] = {}
     for cont in program.cont_table.values():
-        bindings = tuple(
-            ir.Binding(b.var, ir.Call(callee, b.value.args, b.value.handler, b.value.loc))
-            if isinstance(b.value, ir.Apply) and (callee := known(b.value.closure, b.value.args)) else b
-            for b in cont.bindings)
+        bindings: list[ir.Binding] = []
+        for b in cont.bindings:
+            v = b.value
+            callee = known(v.closure, v.args) if isinstance(v, ir.Apply) else None
+            if callee is None or not isinstance(v, ir.Apply):
+                bindings.append(b)
+                continue
+            rest = split_off(callee, v.args, v.handler, v.loc, b.var.name, bindings)
+            value = ir.Call(callee, v.args, v.handler, v.loc) if rest is None else ir.Apply(*rest, v.handler, v.loc)
+            bindings.append(ir.Binding(b.var, value))
         term = cont.terminator
-        if isinstance(term, ir.TailApply) and (callee := known(term.closure, term.args)):
-            term = ir.TailCall(callee, term.args, term.loc)
-        if term is not cont.terminator or bindings != cont.bindings:
+        if isinstance(term, ir.TailApply) and (callee := known(term.closure, term.args)) is not None:
+            rest = split_off(callee, term.args, None, term.loc, cont.label, bindings)
+            term = ir.TailCall(callee, term.args, term.loc) if rest is None else ir.TailApply(*rest, term.loc)
+        if term is not cont.terminator or len(bindings) != len(cont.bindings) or any(
+                b is not old for b, old in zip(bindings, cont.bindings)):
             stats["closure calls made known"] += 1
-            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, bindings, term)
+            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, tuple(bindings), term)
     return program.with_conts(changed)
+
+
+def full_applies(f: ir.Function, args: tuple[ir.Operand, ...]) -> bool:
+    """Whether an apply of these arguments may call the closure's full function `f` (with as
+    many as it takes, the result then applied to the rest)."""
+    return len(f.params) <= len(args)
 
 
 REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jumps, eta_reduce, simplify_parameters)
@@ -425,12 +466,13 @@ def simplify_with_stats(program: Program, context: PassContext | None = None) ->
     stats: Stats = Counter()
     program = split_callc(program)
     if context is not None and context.fuel is not None:
-        return _to_fixed_point(program, Region((program.main,)), stats, context), stats
+        return _to_fixed_point(program, Region((program.main,), LazyNames(program, context)), stats, context), stats
+    names = LazyNames(program, context)
     parts = independent_parts(program)
     todo = list(range(len(parts)))
     named: dict[str, set[str]] = {}
     while todo:
-        program = _simplify_parts(program, parts, todo, named, stats)
+        program = _simplify_parts(program, parts, todo, named, stats, names)
         program, todo = _remove_dead_functions(program, parts, named, stats)
     return program, stats
 
@@ -439,7 +481,7 @@ Part = tuple[list[str], list[str]]  # functions and the labels of their continua
 
 
 def _simplify_parts(program: Program, parts: list[Part], todo: list[int], named: dict[str, set[str]],
-                    stats: Stats) -> Program:
+                    stats: Stats, names: LazyNames) -> Program:
     """The parts numbered `todo` simplified apart, each as a program of its own (`parts` then
     says what they hold); `named` learns the functions each of their functions names, found
     while the part is still in the cache (a later sweep of the whole program for them would
@@ -452,10 +494,10 @@ def _simplify_parts(program: Program, parts: list[Part], todo: list[int], named:
         part = Program.of_tables({name: functions[name] for name in part_functions},
                                     {label: table[label] for label in labels},
                                     program.main, program.closed, program.globals, like=program)
-        reduced = _to_fixed_point(part, Region(tuple(part_functions), functions), stats, None)
+        reduced = _to_fixed_point(part, Region(tuple(part_functions), names, functions), stats, None)
         for name in part_functions:
             named[name] = {g for label in function_conts(reduced, name, reduced.cont_table)
-                           for g in reduced.cont_table[label].memo("simplify.named", _functions_named)}
+                           for g in reduced.cont_table[label].memo("simplify.named", ir.functions_named)}
         if reduced is part:
             continue
         reduced_table = reduced.cont_table

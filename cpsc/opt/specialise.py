@@ -48,7 +48,7 @@ Stats = Counter[str]
 SIZE_LIMIT = 300
 MAXIMUM_COPIES = 64
 
-Known = tuple[tuple[int, str], ...]  # (parameter position, the function its closure is of)
+Known = tuple[tuple[int, str, str | None], ...]  # (parameter position, the function its closure is of, its full)
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ class _Closure:
 
     function: str
     captured: tuple[ir.Var, ...]
+    full: str | None = None  # `MakeClosure.full`
 
 
 class _Specialiser:
@@ -73,9 +74,17 @@ class _Specialiser:
         for cont in program.cont_table.values():
             for b in cont.bindings:
                 if isinstance(b.value, ir.MakeClosure):
-                    free = self._free_variables(b.value.function)
+                    free = self._captured(b.value.function, b.value.full)
                     if free is not None:
-                        self.closures[b.var.name] = _Closure(b.value.function, tuple(map(self._variable, free)))
+                        self.closures[b.var.name] = _Closure(b.value.function, tuple(map(self._variable, free)),
+                                                             b.value.full)
+
+    def _captured(self, function: str, full: str | None) -> list[str] | None:
+        """What a closure of `function` captures, in order: its free variables, and those of
+        its full function, which a copy of the closure copies beside it (see `_free_variables`)."""
+        free = self._free_variables(function)
+        full_free = self._free_variables(full) if full is not None else None
+        return sorted(set(free) | set(full_free)) if free is not None and full_free is not None else free
 
     def _free_variables(self, function: str) -> list[str] | None:
         """The free variables of `function`, in order (None: it has some and names itself; a
@@ -147,7 +156,7 @@ class _Specialiser:
                 return None
             if not self.context.allow("specialise", f"{callee} to {closures} at {loc or '?'}"):
                 return None
-            name, labels = self._copy(function, {k: closure.function for k, closure in known.items()})
+            name, labels = self._copy(function, known)
             self.copies[key] = name
             made.extend(labels)
             self.stats["functions specialised"] += 1
@@ -184,7 +193,7 @@ class _Specialiser:
                     return True
         return False
 
-    def _copy(self, function: ir.Function, known: dict[int, str]) -> tuple[str, list[str]]:
+    def _copy(self, function: ir.Function, known: dict[int, _Closure]) -> tuple[str, list[str]]:
         """A copy of `function` (with its nested functions) taking the parameters not in
         `known`, then the free variables of the known closures' functions; at its entry, the
         closures are made (of copies nested in it of those functions that have free variables).
@@ -194,25 +203,29 @@ class _Specialiser:
         copies, new_functions = self._relocated(function.name, name, function.parent, variables)
         made: list[ir.Binding] = []
         captured_params: list[ir.Var] = []
-        for k, g in sorted(known.items()):
-            free = self._free_variables(g)
+        for k, known_closure in sorted(known.items()):
+            g = known_closure.function
+            free = self._captured(g, known_closure.full)
             assert free is not None
             params = [ir.Var(self.names.fresh_copy(v.name), v.type) for v in map(self._variable, free)]
-            inner = g  # a closed function nested where the copy is seen means the same there
+            inner, full = g, known_closure.full  # a closed function seen where the copy is means the same there
             if free or not self._visible_from(g, function.parent):
-                # else a copy nested in this one (its free variables the copy's parameters): a
-                # function is named only inside its parent, which may go once it is dead
-                inner = self.names.fresh_copy(g)
-                g_variables: dict[str, ir.Operand] = dict(zip(free, params))
-                g_variables.update(fresh_variables(self.names, self.facts.program.function_table[g].params))
-                g_copies, g_functions = self._relocated(g, inner, name, g_variables)
-                copies += g_copies
-                new_functions.update(g_functions)
+                # else a copy nested in this one (its free variables the copy's parameters), of
+                # its full function too: a function is named only inside its parent, which may
+                # go once it is dead
+                renamed = {f: self.names.fresh_copy(f) for f in [full] if f is not None and self._copies_full(g, f)}
+                inner, full = self.names.fresh_copy(g), full_in_copy(full, renamed)
+                for source, target in [(g, inner)] + list(renamed.items()):
+                    source_variables: dict[str, ir.Operand] = dict(zip(free, params))
+                    source_variables.update(fresh_variables(self.names, self.facts.program.function_table[source].params))
+                    source_copies, source_functions = self._relocated(source, target, name, source_variables, renamed)
+                    copies += source_copies
+                    new_functions.update(source_functions)
             closure = variables[function.params[k].name]
             assert isinstance(closure, ir.Var)
-            made.append(ir.Binding(closure, closure_in_copy(inner, g)))
+            made.append(ir.Binding(closure, replace(closure_in_copy(inner, g), full=full)))
             captured_params += params
-            self.closures[closure.name] = _Closure(g, tuple(params))
+            self.closures[closure.name] = _Closure(g, tuple(params), known_closure.full)  # (the key of this copy)
         entry_label = new_functions[name].entry
         entry = next(i for i, c in enumerate(copies) if c.label == entry_label)
         old = copies[entry]
@@ -230,10 +243,17 @@ class _Specialiser:
         g = closure.function
         if not closure.captured and self._visible_from(g, parent):
             return None  # (its closure is made as it is: the function stays where it is)
-        subtree = self.facts.subtree(g)
-        # (g itself too: a copy's recursive calls would still name the original)
-        named = {h for f in subtree for h in self.facts.named_in(f)} - set(subtree[1:])
+        named = self._named_by_copy(g)
+        if closure.full is not None and self._copies_full(g, closure.full):
+            named.discard(closure.full)  # (g's copy names the full function's copy)
+            named |= self._named_by_copy(closure.full)
         return next((h for h in sorted(named) if not self._visible_from(h, parent)), None)
+
+    def _named_by_copy(self, g: str) -> set[str]:
+        """The functions a copy of g and those nested in it name, other than those copies
+        (g itself too: a copy's recursive calls would still name the original)."""
+        subtree = self.facts.subtree(g)
+        return {h for f in subtree for h in self.facts.named_in(f)} - set(subtree[1:])
 
     def _visible_from(self, g: str, parent: str | None) -> bool:
         """Whether code nested in `parent` may name the function `g`: g is nested in it or in
@@ -241,15 +261,21 @@ class _Specialiser:
         owner = self.facts.program.function_table[g].parent
         return owner is None or parent is not None and (owner == parent or self.facts.is_ancestor(owner, parent))
 
-    def _relocated(self, source: str, target: str, parent: str | None,
-                   variables: dict[str, ir.Operand]) -> tuple[list[ir.Cont], dict[str, ir.Function]]:
+    def _copies_full(self, g: str, full: str) -> bool:
+        """Whether a copy of g's closure nested in a specialised copy gets a copy of its full
+        function beside it (what it captures is then captured too): when each names itself
+        only if it has nothing to capture."""
+        return self._free_variables(full) is not None and self._free_variables(g) is not None
+
+    def _relocated(self, source: str, target: str, parent: str | None, variables: dict[str, ir.Operand],
+                   renamed: dict[str, str] | None = None) -> tuple[list[ir.Cont], dict[str, ir.Function]]:
         """A copy of the function `source` and those nested in it, named `target` and nested in
         `parent`: its continuations and functions (`variables` has the names for its
         parameters and free variables; `ret`, `exn source` become those of `target`)."""
         program, facts = self.facts.program, self.facts
         function = program.function_table[source]
         subtree = facts.subtree(source)
-        functions = {source: target} | {f: self.names.fresh_copy(f) for f in subtree[1:]}
+        functions = (renamed or {}) | {source: target} | {f: self.names.fresh_copy(f) for f in subtree[1:]}
         labels = fresh_copies(program, self.names, subtree, facts.conts_of, variables)
         point = ReturnPoint(ir.Ret(target), ir.Exn(target), None, None, ())
         relocation = Relocation(source, target, point, variables, labels, functions, self.names, function.result)
@@ -262,7 +288,7 @@ class _Specialiser:
 def copy_key(callee: str, known: dict[int, _Closure]) -> tuple[str, Known]:
     """What makes two calls share a specialised copy: the callee, and which function each known
     closure is of, in which position (what they capture is passed)."""
-    return callee, tuple((k, closure.function) for k, closure in known.items())
+    return callee, tuple((k, closure.function, closure.full) for k, closure in known.items())
 
 
 def captured_arguments(known: dict[int, _Closure]) -> tuple[ir.Operand, ...]:
@@ -274,6 +300,12 @@ def closure_in_copy(inner: str, original: str) -> ir.MakeClosure:
     """The closure a copy makes at its entry: of `inner`, its own copy of the `original`
     function, whose free variables are the copy's parameters."""
     return ir.MakeClosure(inner)
+
+
+def full_in_copy(full: str | None, renamed: dict[str, str]) -> str | None:
+    """The full function of a closure copied into a specialised copy: its own copy of the
+    original's (a closure without it when the full function is not copied)."""
+    return renamed.get(full) if full is not None else None
 
 
 def _calls_with(node: ir.Value | ir.Terminator, parameter: str) -> bool:

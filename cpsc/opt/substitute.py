@@ -176,7 +176,8 @@ class Relocation:
             handler = self.label(value.handler) if value.handler else (self.point.handler if in_source else None)
             return ir.Apply(value.closure, value.args, handler, value.loc)
         if isinstance(value, ir.MakeClosure):
-            return ir.MakeClosure(self.function(value.function), value.captured)
+            full = self.function(value.full) if value.full else None  # a sibling: copied with the function
+            return ir.MakeClosure(self.function(value.function), value.captured, full)
         if isinstance(value, ir.CallC):
             return ir.CallC(self.label(value.target), value.args, self.label(value.ret))
         return value

@@ -83,7 +83,7 @@ class _FunctionConversion:
                 preds[s].append(b.label)
         f = self.program.function_table[self.name]
         return ir.Function(self.name, f.params, f.result, tuple(out),
-                           tuple((k, tuple(v)) for k, v in preds.items()), f.noinline)
+                           tuple((k, tuple(v)) for k, v in preds.items()), f.noinline, f.full)
 
     def continuation(self, cont: cps.Cont) -> None:
         *handled, last = _split_at_handled_calls(cont, self.fresh)

@@ -53,8 +53,18 @@ class SsaInterpreter:
             if isinstance(term, cps.TailCall):
                 name = term.function
             else:
-                closure = self.operand(term.closure, env)
-                name, args = closure.function, [closure] + args
+                name, args = self.saturate(self.operand(term.closure, env), args)
+
+    def saturate(self, closure: ClosureValue, args: list[Any]) -> tuple[str, list[Any]]:
+        """The call an apply comes to (see `cpsc.cps.interp.CpsInterpreter.saturate`)."""
+        while True:
+            full = self.functions[closure.function].full
+            if full is not None and len(self.functions[full].params) == 1 + len(args):
+                return full, [closure] + args
+            if len(args) == 1:
+                return closure.function, [closure] + args
+            closure = self.call(closure.function, [closure, args[0]])
+            args = args[1:]
 
     def invoke(self, term: ir.Invoke, env: dict[str, Any]) -> str:
         """Run an invoke's call; the block control goes to next."""
@@ -77,7 +87,7 @@ class SsaInterpreter:
         if isinstance(v, cps.Call):
             return self.call(v.function, ops)
         if isinstance(v, cps.Apply):
-            return self.call(ops[0].function, ops)
+            return self.call(*self.saturate(ops[0], ops[1:]))
         if isinstance(v, cps.MakeClosure):
             return ClosureValue(v.function, None, tuple(ops))
         if isinstance(v, cps.MakeTuple):

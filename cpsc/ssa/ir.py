@@ -73,6 +73,7 @@ class Function:
     blocks: tuple[Block, ...]  # the first is the entry
     preds: tuple[tuple[str, tuple[str, ...]], ...]  # the CFG: block -> predecessors
     noinline: bool = False  # never inlined into a caller (see `cpsc.cps.ir.Function`)
+    full: str | None = None  # a closure code function's entry taking all arguments (`cpsc.cps.ir.Function`)
 
     def predecessors(self) -> dict[str, tuple[str, ...]]:
         return dict(self.preds)

@@ -9,7 +9,7 @@ from typing import Any
 from lark import Lark, Token
 
 from cpsc.cps import ir as cps
-from cpsc.cps.parser import Resolver, _Build, _Pending
+from cpsc.cps.parser import Resolver, _Build, _Pending, full_entry_of
 from cpsc.lang_files import lang_file
 from cpsc.ssa import ir
 from cpsc.types.types import TCon
@@ -41,8 +41,9 @@ class _BuildSsa(_Build):
         params = tuple(i for i in items[1:] if isinstance(i, cps.Var))
         rest = [i for i in items[1:] if not isinstance(i, cps.Var) and i is not None]
         noinline = any(isinstance(i, Token) and i.type == "NOINLINE" for i in rest)
-        rest = [i for i in rest if not isinstance(i, Token)]
-        return name, params, rest[0], rest[1:], noinline
+        full = full_entry_of(rest)
+        rest = [i for i in rest if not isinstance(i, (Token, str))]
+        return name, params, rest[0], rest[1:], noinline, full
 
     def block(self, items: list[Any]) -> Any:
         label = str(items[0])[1:]
@@ -87,7 +88,7 @@ def parse_module(text: str) -> ir.Module:
 
 
 def _function(name: str, params: tuple[cps.Var, ...], result: TCon, blocks: list[Any],
-              noinline: bool) -> ir.Function:
+              noinline: bool, full: str | None) -> ir.Function:
     types = {p.name: p.type for p in params}
     for _, _, phis, instructions, term in blocks:
         types.update({var.name: var.type for _, var, _ in phis + instructions})
@@ -116,4 +117,4 @@ def _function(name: str, params: tuple[cps.Var, ...], result: TCon, blocks: list
             tuple(cps.Binding(var, resolve.value(v)) for _, var, v in instructions),
             terminator(term)))
     preds = tuple((label, tuple(p)) for label, p, _, _, _ in blocks)
-    return ir.Function(name, params, result, tuple(out), preds, noinline)
+    return ir.Function(name, params, result, tuple(out), preds, noinline, full)

@@ -37,7 +37,8 @@ def _terminator(t: ir.Terminator) -> str:
 
 def print_function(f: ir.Function) -> list[str]:
     params = ", ".join(f"%{p.name}: {show_type(p.type)}" for p in f.params)
-    lines = [f"function {f.name}({params}) -> {show_type(f.result)}" + (" noinline" if f.noinline else "")]
+    lines = [f"function {f.name}({params}) -> {show_type(f.result)}" + (" noinline" if f.noinline else "")
+             + (f" full {f.full}" if f.full else "")]
     preds = f.predecessors()
     for block in f.blocks:
         incoming = ", ".join(f"#{p}" for p in preds[block.label])

@@ -101,20 +101,38 @@ class Generator:
     def gen_higher_order(self, ty: str, scope: Scope, depth: int) -> str:
         """A function taking a function, which it applies and passes on to itself (a bounded
         recursion), given closures over the values in scope, once or twice with different
-        ones (what `specialise` makes copies for)."""
+        ones (what `specialise` makes copies for). The function takes one argument or two; one
+        of two is given a closure taking both at once, one taking one and returning a closure,
+        or a partial application (each way an apply of two arguments may go)."""
         h, g, k, a, b = (scope.fresh(hint) for hint in ("h", "g", "k", "a", "b"))
         param = self.choose([INT, FLOAT, BOOL])
         arg = self.expr(param, scope.extended([(k, INT)]), depth)
-        header = (f"let rec {h} ({g} : {param} -> {ty}) ({k} : int) : {ty} = "
-                  f"if {k} <= 0 then {g} {arg} else {h} {g} ({k} - 1) in ")
+        two = self.draw(st.booleans())
+        function_type, call = (f"{param} -> int -> {ty}", f"{g} {arg} {k}") if two else (f"{param} -> {ty}", f"{g} {arg}")
+        header = (f"let rec {h} ({g} : {function_type}) ({k} : int) : {ty} = "
+                  f"if {k} <= 0 then {call} else {h} {g} ({k} - 1) in ")
 
         def applied() -> str:
-            x = scope.fresh("x")
-            closure = f"(fun ({x} : {param}) -> {self.expr(ty, scope.extended([(x, param)]), depth)})"
-            return f"{h} {closure} {self.draw(st.integers(0, 3))}"
+            return f"{h} {self.closure_of_two(param, ty, scope, depth) if two else self.closure_of_one(param, ty, scope, depth)} {self.draw(st.integers(0, 3))}"
         if self.draw(st.booleans()):
             return f"({header}{applied()})"
         return f"({header}let {a} = {applied()} in let {b} = {applied()} in if {a} = {b} then {a} else {b})"
+
+    def closure_of_one(self, param: str, ty: str, scope: Scope, depth: int) -> str:
+        x = scope.fresh("x")
+        return f"(fun ({x} : {param}) -> {self.expr(ty, scope.extended([(x, param)]), depth)})"
+
+    def closure_of_two(self, param: str, ty: str, scope: Scope, depth: int) -> str:
+        x, y, w, f = (scope.fresh(hint) for hint in ("x", "y", "w", "f"))
+        inner = scope.extended([(x, param), (y, INT), (w, INT)])
+        shape = self.choose(["both", "nested", "partial"])
+        if shape == "both":
+            return f"(fun ({x} : {param}) ({y} : int) -> {self.expr(ty, scope.extended([(x, param), (y, INT)]), depth)})"
+        if shape == "nested":
+            return (f"(fun ({x} : {param}) -> let {w} = {self.expr(INT, scope.extended([(x, param)]), depth)} in "
+                    f"fun ({y} : int) -> {self.expr(ty, inner, depth)})")
+        return (f"(let {f} ({w} : int) ({x} : {param}) ({y} : int) : {ty} = {self.expr(ty, inner, depth)} in "
+                f"{f} {self.expr(INT, scope, depth)})")
 
     @staticmethod
     def callable(scope: Scope, ty: str) -> list[tuple[str, FunType]]:

@@ -104,10 +104,13 @@ class Converter(Builder):
         return Known(self.names.fresh(name), tuple(params), result)
 
     def closure_of(self, known: Known) -> ir.Operand:
+        """`closure f` for a unary f; for f of more parameters, the closure of its curried
+        wrappers, taking all its arguments at once through f itself (`full f`)."""
+        full = None
         if len(known.param_types) > 1:
-            known = self.curried(known)
+            full, known = known.function, self.curried(known)
         return self.emit(known.function.split(".")[0] + "_closure", known.curried_type,
-                         ir.MakeClosure(known.function))
+                         ir.MakeClosure(known.function, (), full))
 
     def curried(self, known: Known) -> Known:
         """Unary wrappers `f.curry1(x1) = closure f.curry2`, ..., `f.curryN(xN) = f(x1..xN)`."""
@@ -529,13 +532,16 @@ class Converter(Builder):
 
     def apply_rest(self, function: ir.Operand, args: list[ir.Operand], tail: ir.Ret | None,
                    loc: str) -> ir.Operand | None:
-        for i, arg in enumerate(args):
-            t = function.type
-            if tail is not None and i == len(args) - 1:
-                self.finish(ir.TailApply(function, (arg,), loc))
-                return None
-            function = self.emit("r", t.args[1], ir.Apply(function, (arg,), self.handler, loc))  # type: ignore[arg-type]
-        return function
+        """The application of a function value to `args`, all at once (see `ir.Apply`)."""
+        if not args:
+            return function
+        if tail is not None:
+            self.finish(ir.TailApply(function, tuple(args), loc))
+            return None
+        t = function.type
+        for _ in args:
+            t = t.args[1]  # type: ignore[assignment]
+        return self.emit("r", t, ir.Apply(function, tuple(args), self.handler, loc))
 
     # ---------------------------------------------------------------- program
     def program(self, expr: ast.Expr) -> Program:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cpsc.cps.parser import parse_program
@@ -142,3 +144,25 @@ def test_valid_exceptions_are_accepted():
 @pytest.mark.parametrize("name, edit, message", BROKEN_EXCEPTIONS, ids=[b[0] for b in BROKEN_EXCEPTIONS])
 def test_verifier_rejects_exception_misuse(name, edit, message):
     test_verifier_rejects(name, edit, message, VALID_EXCEPTIONS)
+
+
+FULL_APPLY = (Path(__file__).parent.parent / "opt" / "golden" / "full_apply_before.cps").read_text()
+
+BROKEN_FULL = [
+    ("full of another type", ("closure add.curry1() full add", "closure add.curry1() full pair"),
+     "does not take all the arguments"),
+    ("full of one parameter", ("closure add.curry1() full add", "closure add.curry1() full add.curry1"),
+     "does not take all the arguments"),
+    ("full not a sibling", ("fun add(a: int, b: int) -> int in main", "fun add(a: int, b: int) -> int in tails"),
+     "is not a sibling"),
+    ("apply of too many arguments", ("apply add_closure(1, 2)", "apply add_closure(1, 2, 3)"), "to 3 arguments"),
+]
+
+
+def test_closures_with_a_full_function_are_accepted():
+    verify(parse_program(FULL_APPLY))
+
+
+@pytest.mark.parametrize("name, edit, message", BROKEN_FULL, ids=[b[0] for b in BROKEN_FULL])
+def test_verifier_rejects_a_wrong_full_function(name, edit, message):
+    test_verifier_rejects(name, edit, message, FULL_APPLY)

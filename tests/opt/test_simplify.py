@@ -3,6 +3,8 @@ the program means) and for the shape it leaves."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cpsc import driver
 from cpsc.cps.interp import run_cps
 from cpsc.cps.printer import print_program
@@ -87,3 +89,24 @@ let () =
   print_int (Array.fold_left (fun acc f -> f acc) 0 table)
 """, ["simplify", "contify", "inline"], ["simplify"])
     assert before["closure calls"] > after["closure calls"]
+
+
+def test_golden_applies_of_known_closures_with_a_full_function():
+    """`closure add.curry1() full add` applied to both arguments is `call add`, applied to one
+    a call of its curried wrapper; applied to more (`adder`), the call of the full function is
+    split off and its result takes the rest, as a closure of a function of one parameter applied
+    to two arguments (as a value and in tail position)."""
+    from collections import Counter
+
+    from cpsc.cps.parser import parse_program
+    from cpsc.cps.verify import verify
+    from cpsc.opt.simplify import LazyNames, Region, call_known_closures
+
+    golden = Path(__file__).parent / "golden"
+    before = parse_program((golden / "full_apply_before.cps").read_text())
+    stats: Counter[str] = Counter()
+    known = call_known_closures(before, stats, Region((before.main,), LazyNames(before, None)))
+    verify(known)
+    assert print_program(known) == (golden / "full_apply_known.cps").read_text()
+    assert run_cps(known) == run_cps(before)
+    assert run_cps(known).stdout == "235"

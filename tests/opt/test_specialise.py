@@ -134,3 +134,28 @@ def test_the_spectral_norm_kernel_given_its_matrix_as_a_function_calls_nothing_u
     text = print_program(optimised)
     assert "apply " not in text and "closure " not in text, text
     assert run_cps(optimised) == run_cps(cps)
+
+
+def test_a_closure_of_two_arguments_is_copied_with_its_full_function():
+    """A merge sort given `fun a b -> ...` capturing `k`: the copy makes the closure of its own
+    copies of the curried wrappers and of the function taking both arguments (its `full`), so
+    the comparison's applies of two arguments become calls of it, inlined at -O2."""
+    source = """
+let rec merge cmp xs ys = match xs, ys with
+  | [], l | l, [] -> l
+  | x :: xs', y :: ys' -> if cmp x y <= 0 then x :: merge cmp xs' ys else y :: merge cmp xs ys'
+let rec split l = match l with x :: y :: rest -> let a, b = split rest in (x :: a, y :: b) | _ -> (l, [])
+let rec sort cmp l = match l with [] | [_] -> l | _ -> let a, b = split l in merge cmp (sort cmp a) (sort cmp b)
+let () =
+  let k = int_of_string "10" in
+  List.iter (fun x -> print_int x; print_char ' ') (sort (fun a b -> compare (a mod k) (b mod k)) [31; 12; 5; 44; 20; 7])
+"""
+    cps = driver.to_cps(driver.front_end(source, "p.fl"))
+    text = print_program(specialise(simplify(cps)))
+    made = [line.split(" full ")[1] for line in text.split("fun sort_int.spec(", 1)[1].splitlines()
+            if "= closure fun.1" in line and " full " in line]
+    assert made and made[0] != "fun.1" and f"fun {made[0]}(" in text  # its own copy
+    optimised, _ = driver.optimise(cps, LEVELS[2].passes, verify_each=True, context=LEVELS[2].context())
+    assert "apply " not in print_program(optimised)
+    assert run_cps(optimised) == run_cps(cps)
+    assert run_cps(cps).stdout == "20 31 12 44 5 7 "
