@@ -43,3 +43,21 @@ def strongly_connected_components(nodes: list[str], edges: dict[str, list[str]])
                         break
                 components.append(component)
     return components
+
+
+class Groups:
+    """Names joined into groups (union-find with path halving): `join` merges two names'
+    groups, `leader` names the group of a name."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.parent = {name: name for name in names}
+
+    def leader(self, name: str) -> str:
+        parent = self.parent
+        while parent[name] != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    def join(self, a: str, b: str) -> None:
+        self.parent[self.leader(b)] = self.leader(a)

@@ -19,6 +19,7 @@ import hashlib
 from collections.abc import Callable
 
 from cpsc.cps import ir as cps
+from cpsc.cps.graphs import Groups
 from cpsc.cps.primops import evaluate
 from cpsc.llvm import text as ll
 from cpsc.llvm.partition import functions_named
@@ -51,6 +52,7 @@ RUNTIME = {
     "fl_channel_write": (VOID, [I64, PTR]), "fl_channel_flush": (VOID, [I64]), "fl_channel_read_char": (I64, [I64]),
     "fl_channel_at_eof": (I64, [I64]), "fl_channel_read_line": (PTR, [I64]),
     "fl_remove_file": (I64, [PTR]), "fl_file_exists": (I64, [PTR]), "fl_cpu_time": (F64, []),
+    "fl_channel_length": (I64, [I64]), "fl_channel_pos": (I64, [I64]), "fl_channel_seek": (I64, [I64, I64]),
     "fl_has_env": (I64, [PTR]), "fl_getenv": (PTR, [PTR]),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
@@ -102,6 +104,32 @@ def arity_matches(b: ll.IRBuilder, arity: ll.Value, count: int) -> ll.Value:
     return b.icmp_unsigned("==", arity, I64(count))
 
 
+def calling_conventions(module: ir.Module) -> dict[str, str]:
+    """Each function's calling convention: `preserve_nonecc` (the callee saves no register, so
+    a non-tail call costs no pushes and pops of callee-saved registers, as OCaml's calls
+    spill only what is live) where LLVM can still guarantee every tail call, else `tailcc`.
+
+    A `musttail` call needs the caller and callee in one convention, and with `preserve_nonecc`
+    the same prototype (`tailcc` alone allows any). So functions joined by tail calls go
+    together: `preserve_nonecc` when they all have one prototype, none tail-applies a closure
+    and none is a closure's code or full entry (called through pointers as `tailcc`)."""
+    joined = Groups([f.name for f in module.functions])
+    pointers = {f.full for f in module.functions if f.full is not None}
+    for f in module.functions:
+        for block in f.blocks:
+            pointers.update(x.value.function for x in block.instructions if isinstance(x.value, cps.MakeClosure))
+            if isinstance(block.terminator, cps.TailCall):
+                joined.join(f.name, block.terminator.function)
+            elif isinstance(block.terminator, cps.TailApply):
+                pointers.add(f.name)  # (its tail apply calls a `tailcc` code pointer)
+    prototypes: dict[str, set[str]] = {}
+    for f in module.functions:
+        ftype = function_type([p.type for p in f.params], f.result)
+        key = "tailcc" if f.name in pointers else ftype.result.text + "".join(", " + t.text for t in ftype.params)
+        prototypes.setdefault(joined.leader(f.name), set()).add(key)
+    free = {leader for leader, keys in prototypes.items() if len(keys) == 1 and "tailcc" not in keys}
+    return {f.name: "preserve_nonecc" if joined.leader(f.name) in free else "tailcc" for f in module.functions}
+
 SMALL_BLOCK_BYTES = 256  # the largest block the runtime keeps free lists for (SMALL_GRANULES * 16)
 
 
@@ -134,13 +162,14 @@ class ModuleLowering:
                                              for g in functions_named(f)}
         needed = {f.name for f in self.defined}
         needed.update(g for f in self.defined if part is not None for g in functions_named(f))
+        self.conventions = calling_conventions(module)
         closure_codes = {x.value.function for f in module.functions for block in f.blocks
                          for x in block.instructions if isinstance(x.value, cps.MakeClosure)}
         for f in module.functions:
             if f.name not in needed:
                 continue
             fn = ll.Function(self.module, function_type([p.type for p in f.params], f.result), _symbol(f.name))
-            fn.calling_convention = "tailcc"
+            fn.calling_convention = self.conventions[f.name]
             # Named across parts: external linkage, hidden (the visibility is printed after
             # the linkage, so it goes there).
             private = part is None or f.name in part and f.name not in shared
@@ -234,7 +263,7 @@ class ModuleLowering:
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         if self.global_slots:
             b.store(b.call(self.runtime["fl_alloc"], [I64(8 * len(self.global_slots))]), self.globals_record)
-        b.call(self.functions[self.ssa.main], [], cconv="tailcc")
+        b.call(self.functions[self.ssa.main], [], cconv=self.conventions[self.ssa.main])
         b.ret_void()
         return self.module
 
@@ -383,7 +412,7 @@ class FunctionLowering:
         b = self.builder
         if isinstance(v, cps.Call):
             args = self.pass_arguments([self.operand(a) for a in v.args])
-            return b.call(self.owner.functions[v.function], args, cconv="tailcc")
+            return b.call(self.owner.functions[v.function], args, cconv=self.owner.conventions[v.function])
         return self.apply(v.closure, v.args, var.type, tail=False)
 
     def apply(self, closure_operand: cps.Operand, arg_operands: tuple[cps.Operand, ...], result: TCon,
@@ -500,7 +529,8 @@ class FunctionLowering:
                 switch.add_case(I64(value), self.blocks[label])
         elif isinstance(t, cps.TailCall):
             args = self.pass_arguments([self.operand(a) for a in t.args])
-            b.ret(b.call(self.owner.functions[t.function], args, cconv="tailcc", tail="musttail"))
+            b.ret(b.call(self.owner.functions[t.function], args, cconv=self.owner.conventions[t.function],
+                         tail="musttail"))
         else:
             self.apply(t.closure, t.args, self.f.result, tail=True)
 
@@ -767,6 +797,9 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "channel_read_line": lambda f, a, r: f.rt("fl_channel_read_line", *a),
     "remove_file": lambda f, a, r: f.truth(f.rt("fl_remove_file", *a)),
     "file_exists": lambda f, a, r: f.truth(f.rt("fl_file_exists", *a)),
+    "channel_length": lambda f, a, r: f.rt("fl_channel_length", *a),
+    "channel_pos": lambda f, a, r: f.rt("fl_channel_pos", *a),
+    "channel_seek": lambda f, a, r: f.truth(f.rt("fl_channel_seek", *a)),
     "cpu_time": lambda f, a, r: f.rt("fl_cpu_time"),
     "has_env": lambda f, a, r: f.truth(f.rt("fl_has_env", *a)),
     "getenv": lambda f, a, r: f.rt("fl_getenv", *a),

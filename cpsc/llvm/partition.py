@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 
 from cpsc.cps import ir as cps
+from cpsc.cps.graphs import Groups
 from cpsc.ssa import ir
 
 PART_SIZE = 2000  # instructions and blocks per part, at the least
@@ -51,21 +52,14 @@ def part_count(module: ir.Module) -> int:
 
 def partition(module: ir.Module, parts: int) -> list[set[str]]:
     """The names of the functions of each part; `module.main` is in the first."""
-    leader = {f.name: f.name for f in module.functions}
-
-    def find(name: str) -> str:
-        while leader[name] != name:
-            leader[name] = leader[leader[name]]
-            name = leader[name]
-        return name
-
+    joined = Groups([f.name for f in module.functions])
     noinline = {f.name for f in module.functions if f.noinline}
     for f in module.functions:
         for callee in functions_named(f) - noinline:
-            leader[find(callee)] = find(f.name)
+            joined.join(f.name, callee)
     groups: dict[str, list[ir.Function]] = {}
     for f in module.functions:
-        groups.setdefault(find(f.name), []).append(f)
+        groups.setdefault(joined.leader(f.name), []).append(f)
     sized = sorted(groups.values(), key=lambda group: (-sum(map(function_size, group)), group[0].name))
     main_group = next(g for g in sized if any(f.name == module.main for f in g))
     sized.remove(main_group)

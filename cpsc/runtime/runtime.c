@@ -10,6 +10,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -353,6 +354,24 @@ void fl_channel_flush(int64_t handle) {
 static FILE *reading(int64_t handle) {
     if (handle == 0) { fl_flush(); return stdin; }
     return channel(handle);
+}
+
+/* in_channel_length, pos_in, seek_in and their out_channel twins: files only (-1 or 0 else) */
+int64_t fl_channel_length(int64_t handle) {
+    FILE *file = channel(handle);
+    struct stat info;
+    if (file == NULL) return -1;
+    return fstat(fileno(file), &info) == 0 ? (int64_t)info.st_size : -1;
+}
+
+int64_t fl_channel_pos(int64_t handle) {
+    FILE *file = channel(handle);
+    return file != NULL ? (int64_t)ftell(file) : -1;
+}
+
+int64_t fl_channel_seek(int64_t handle, int64_t offset) {
+    FILE *file = channel(handle);
+    return file != NULL && offset >= 0 && fseek(file, (long)offset, SEEK_SET) == 0;
 }
 
 int64_t fl_channel_read_char(int64_t handle) {

@@ -63,6 +63,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "fl_channel_flush": "int -> unit", "fl_channel_read_char": "int -> int",
     "fl_channel_at_eof": "int -> bool", "fl_channel_read_line": "int -> string",
     "fl_remove_file": "string -> bool", "fl_file_exists": "string -> bool",
+    "fl_channel_length": "int -> int", "fl_channel_pos": "int -> int", "fl_channel_seek": "int -> int -> bool",
     "fl_cpu_time": "unit -> float", "fl_has_env": "string -> bool", "fl_getenv": "string -> string",
     # Hashtbl.hash: monomorphisation gives each use the descriptor of its type (cpsc.semantics.hashing)
     "fl_hash": "'a -> int", "fl_hash_with": "string -> 'a -> int",
@@ -443,7 +444,8 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "fl_open_channel": (2, channels.open_channel), "fl_channel_error": (1, channels.channel_error),
     "fl_close_channel": (1, channels.close_channel), "fl_channel_write": (2, channels.write),
     "fl_channel_flush": (1, channels.flush), "fl_remove_file": (1, channels.remove_file),
-    "fl_file_exists": (1, channels.file_exists), "fl_cpu_time": (1, lambda _: time.process_time()),
+    "fl_file_exists": (1, channels.file_exists), "fl_channel_length": (1, channels.length),
+    "fl_channel_pos": (1, channels.position), "fl_channel_seek": (2, channels.seek), "fl_cpu_time": (1, lambda _: time.process_time()),
     "fl_has_env": (1, lambda name: name in os.environ), "fl_getenv": (1, lambda name: os.environ.get(name, "")),
 }
 

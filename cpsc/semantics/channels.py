@@ -71,6 +71,27 @@ def read_line(handle: int) -> str:
     return line.removesuffix(b"\n").decode("latin-1")
 
 
+def length(handle: int) -> int:
+    """The size of a file's channel (as written so far: not what is still buffered), else -1."""
+    file = _files.get(handle)
+    if file is None:
+        return -1
+    return os.fstat(file.fileno()).st_size
+
+
+def position(handle: int) -> int:
+    file = _files.get(handle)
+    return file.tell() if file is not None else -1
+
+
+def seek(handle: int, offset: int) -> bool:
+    file = _files.get(handle)
+    if file is None or offset < 0:
+        return False
+    file.seek(offset)
+    return True
+
+
 def remove_file(path: str) -> bool:
     """Whether the file was removed (else its error is `channel_error`'s)."""
     try:
