@@ -20,7 +20,7 @@ from cpsc import native
 from cpsc.cps import ir
 from cpsc.cps.primops import never_returns
 from cpsc.llvm import lower
-from cpsc.opt import contify, cse, inline, licm, local_refs, simplify, specialise
+from cpsc.opt import contify, cse, facts, inline, licm, loads, local_refs, simplify, specialise
 
 ENVIRONMENT = "CPSC_MUTANT"
 
@@ -176,6 +176,30 @@ def _captured_reversed() -> list[tuple[Any, str, Any]]:
     return [(specialise, "captured_arguments", lambda known: tuple(reversed(original(known))))]
 
 
+def _else_knows_then() -> list[tuple[Any, str, Any]]:
+    original = facts.assume_comparison
+
+    def assume_comparison(known: Any, op: str, x: Any, y: Any, value: bool) -> None:
+        original(known, op, x, y, True)
+    return [(facts, "assume_comparison", assume_comparison)]
+
+
+def _strict_as_loose() -> list[tuple[Any, str, Any]]:
+    original = facts._as_le
+
+    def as_le(op: str, x: Any, y: Any) -> Any:
+        a, b, k = original(op, x, y)
+        return a, b, k - 1 if op in ("le_int", "ge_int") else k
+    return [(facts, "_as_le", as_le)]
+
+
+def _other_blocks_kept() -> list[tuple[Any, str, Any]]:
+    def forget_aliases(known: Any, place: Any) -> None:  # as if no two variables named one block
+        for p in [p for p in known if p[:3] == place[:3]]:
+            del known[p]
+    return [(loads, "forget_aliases", forget_aliases)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("inline.swap_arguments", "the callee's parameters receive the call's arguments in reverse order",
            _swap_arguments),
@@ -221,6 +245,19 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            "not its copy beside it", lambda: [(specialise, "full_in_copy", lambda full, renamed: full)]),
     Mutant("lower.arity_not_checked", "an apply of several arguments calls the closure's full entry whatever "
            "its arity", lambda: [(lower, "arity_matches", lambda b, arity, count: lower.I1(1))]),
+    Mutant("facts.else_knows_then", "the arm a failed comparison leads to knows what the other arm knows",
+           _else_knows_then),
+    Mutant("facts.strict_as_loose", "`x <= y` is taken to mean `x < y`", _strict_as_loose),
+    Mutant("facts.overflow_ignored", "`x + c` is taken as exact even where it may wrap",
+           lambda: [(facts, "offset_fits", lambda known, base, amount: True)]),
+    Mutant("facts.guesses_unchecked", "a guessed fact about a loop parameter is kept whatever the jumps pass",
+           lambda: [(facts, "satisfies", lambda known, argument, candidate: True)]),
+    Mutant("loads.other_blocks_kept", "a store to a field or an element forgets only that variable's",
+           _other_blocks_kept),
+    Mutant("loads.calls_kept", "what is known of the heap survives calls and stores into arrays",
+           lambda: [(loads, "keeps_the_heap", lambda value: True)]),
+    Mutant("loads.joins_inherit", "a join or a loop header knows what its dominator knew at its end",
+           lambda: [(loads, "inherits", lambda graph, cont, child: True)]),
     Mutant("simplify.wrong_field", "a field of a block built in sight folds to the next field of the same type",
            _wrong_field),
 ]}

@@ -200,3 +200,15 @@ def evaluate(op: str, args: list[Any], out: list[str]) -> Any:
     if len(args) == 1:
         return unary(out, source, args[0])
     return binary(source, args[0], args[1])
+
+
+# The impure primitives that write no block or array the program already has (they read, make
+# new ones, or act outside the heap): what a load before them holds, it holds after them. A
+# primitive missing here is taken to write anything.
+PRIMITIVES_THAT_KEEP_THE_HEAP = frozenset({
+    "argv", "array_make", "array_unsafe_get", "at_eof", "caught_exception", "channel_at_eof", "channel_error",
+    "channel_flush", "channel_length", "channel_pos", "channel_read_char", "channel_read_line", "channel_seek",
+    "channel_write", "char_array_of_string", "char_chr", "close_channel", "cpu_time", "div_int", "exit",
+    "file_exists", "flush_stdout", "getenv", "has_env", "mod_int", "open_channel", "prerr_string", "print_char",
+    "print_float", "print_int", "print_string", "random_seed", "read_line", "remove_file", "string_make",
+    "string_of_char_array", "string_sub"})

@@ -12,7 +12,7 @@ from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
 from cpsc.cps.primops import PRIMOPS, evaluate, is_pure, never_returns
 from cpsc.cps.program import Program, function_conts
-from cpsc.cps.rewrite import cont_definitions, cont_uses
+from cpsc.cps.rewrite import cont_definitions, cont_uses, rename_program
 from cpsc.types.types import BOOL, EXNID
 
 
@@ -311,6 +311,21 @@ class FunctionGraph:
             self.children[self.dominators.idom[label]].append(label)
 
 
+def replace_values(program: Program, labels: list[str], renaming: dict[str, ir.Operand],
+                   terminators: dict[str, ir.Terminator] | None = None) -> Program:
+    """The program with the bindings of the variables `renaming` names dropped from the
+    continuations `labels` (where they are bound), their uses renamed program-wide, and the
+    terminators `terminators` gives in place of the old ones."""
+    terminators = terminators or {}
+    changed = {}
+    for cont in map(program.cont_table.__getitem__, labels):
+        kept = tuple(b for b in cont.bindings if b.var.name not in renaming)
+        terminator = terminators.get(cont.label, cont.terminator)
+        if len(kept) != len(cont.bindings) or terminator is not cont.terminator:
+            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, kept, terminator)
+    return rename_program(program.with_conts(changed), renaming)
+
+
 def first_exit(cont: ir.Cont) -> int:
     """The index of the first binding control can leave the continuation from (a handled call,
     a callc), or the number of bindings when there is none."""
@@ -320,15 +335,22 @@ def first_exit(cont: ir.Cont) -> int:
     return len(cont.bindings)
 
 
-def immutable_types(program: Program) -> frozenset[ir.Type]:
-    """Data types no block of which is ever mutable (a field load from one is pure)."""
-    built: set[ir.Type] = set()
-    mutable: set[ir.Type] = set()
+ImmutableFields = frozenset[tuple[ir.Type, int]]
+
+
+def immutable_fields(program: Program) -> ImmutableFields:
+    """The fields, a data type and an index, that the program's blocks of the type have and no
+    `set_field` ever stores to: a load of one is pure (the immutable fields of a record with
+    mutable ones too, a ref never assigned)."""
+    built: set[tuple[ir.Type, int]] = set()
+    stored: set[tuple[ir.Type, int]] = set()
     for cont in program.cont_table.values():
         for b in cont.bindings:
             if isinstance(b.value, ir.MakeBlock):
-                (mutable if b.value.mutable else built).add(b.var.type)
-    return frozenset(built - mutable)
+                built.update((b.var.type, index) for index in range(len(b.value.items)))
+            elif isinstance(b.value, ir.SetField):
+                stored.add((b.value.record.type, b.value.index))
+    return frozenset(built - stored)
 
 
 def fold_primitive(v: ir.Value, result_type: ir.Type) -> ir.Const | None:

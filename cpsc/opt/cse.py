@@ -33,8 +33,16 @@ from collections.abc import Hashable
 from cpsc.cps import ir
 from cpsc.cps.primops import evaluate, is_pure, never_returns
 from cpsc.cps.program import Program
-from cpsc.cps.rewrite import cont_definitions, rename_program
-from cpsc.opt.analysis import FunctionGraph, first_exit, fold_primitive, immutable_types, incoming_arguments
+from cpsc.cps.rewrite import cont_definitions
+from cpsc.opt.analysis import (
+    FunctionGraph,
+    ImmutableFields,
+    first_exit,
+    fold_primitive,
+    immutable_fields,
+    incoming_arguments,
+    replace_values,
+)
 from cpsc.opt.context import PassContext
 
 Stats = Counter[str]
@@ -53,13 +61,13 @@ def _constant_number(c: ir.Const) -> Number:
     return ("const", c.type, type(c.value).__name__, repr(c.value))
 
 
-def numberable(value: ir.Value, record_type: ir.Type | None, immutable: frozenset[ir.Type]) -> bool:
+def numberable(value: ir.Value, record_type: ir.Type | None, immutable: ImmutableFields) -> bool:
     """Whether equal instances of `value` always give equal results and may share one
-    evaluation: pure primitives, and loads from tuples and immutable blocks."""
+    evaluation: pure primitives, and loads from tuples and of immutable fields."""
     if isinstance(value, ir.Prim):
         return is_pure(value.op) and not never_returns(value.op)
     if isinstance(value, ir.Field):
-        return record_type is not None and (record_type.name == "*" or record_type in immutable)
+        return record_type is not None and (record_type.name == "*" or (record_type, value.index) in immutable)
     return False
 
 
@@ -67,7 +75,7 @@ class _Numbering:
     """The value numbers of one function's variables."""
 
     def __init__(self, program: Program, graph: FunctionGraph,
-                 incoming: dict[str, list[tuple[ir.Operand, ...]] | None], immutable: frozenset[ir.Type]) -> None:
+                 incoming: dict[str, list[tuple[ir.Operand, ...]] | None], immutable: ImmutableFields) -> None:
         self.program = program
         self.graph = graph
         self.incoming = incoming
@@ -211,7 +219,7 @@ def cse_with_stats(program: Program, context: PassContext | None = None) -> tupl
     """Value-number every function and replace redundant values by the ones that dominate them."""
     stats: Stats = Counter()
     incoming = incoming_arguments(program)
-    immutable = immutable_types(program)
+    immutable = immutable_fields(program)
     renaming: dict[str, ir.Operand] = {}
     holding: list[str] = []  # the continuations of the functions where values were found redundant
     for function in program.function_table:
@@ -226,12 +234,7 @@ def cse_with_stats(program: Program, context: PassContext | None = None) -> tupl
             holding.extend(numbering.graph.labels)
     if not renaming:
         return program, stats
-    changed = {}
-    for cont in map(program.cont_table.__getitem__, holding):
-        kept = tuple(b for b in cont.bindings if b.var.name not in renaming)
-        if len(kept) != len(cont.bindings):
-            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, kept, cont.terminator)
-    return rename_program(program.with_conts(changed), renaming), stats
+    return replace_values(program, holding, renaming), stats
 
 
 def cse(program: Program) -> Program:

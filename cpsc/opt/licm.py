@@ -18,9 +18,10 @@ passes. Inner loops are done first and the pass repeats, so a value leaves every
 not depend on.
 
 Safe to evaluate early (speculatively: the loop may run zero times, the value may have been on
-a path not taken) are pure primitives that cannot fail, and loads from tuples and from
-immutable blocks every value of whose type is a block with that field (records, single-
-constructor types); never a load from a mutable block, which a store in the loop could change.
+a path not taken) are pure primitives that cannot fail, and loads from tuples and of fields
+no `set_field` stores to, where every value of the type is a block with that field (records,
+single-constructor types; a record's immutable fields beside its mutable ones); never a load
+of a field that is stored to, which a store in the loop could change.
 
 Relies on: a verified input (definitions dominate uses, so an operand defined outside the loop
 dominates the header) and unique names.
@@ -34,7 +35,7 @@ from cpsc.cps import ir
 from cpsc.cps.primops import is_pure, never_returns
 from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import cont_definitions
-from cpsc.opt.analysis import FunctionGraph, first_exit, immutable_types
+from cpsc.opt.analysis import FunctionGraph, first_exit, immutable_fields
 from cpsc.opt.context import PassContext
 
 Stats = Counter[str]
@@ -44,23 +45,23 @@ PARTIAL = frozenset({"int_of_string", "float_of_string", "string_unsafe_get"})
 MAX_ROUNDS = 8
 
 
-def block_fields(program: Program) -> dict[ir.Type, int]:
-    """For each immutable data type whose every value is a block, the fewest fields a block
-    of it has (types with constant constructors, whose values may be immediates, are left
-    out)."""
-    immutable = immutable_types(program)
+def block_fields(program: Program) -> frozenset[tuple[ir.Type, int]]:
+    """The immutable fields (`immutable_fields`) that every value of their type has: the type's
+    values are all blocks (types with constant constructors, whose values may be immediates,
+    are left out) and the index is below the fewest fields a block of it has."""
     fields: dict[ir.Type, int] = {}
     immediates: set[ir.Type] = set()
     for cont in program.cont_table.values():
         for b in cont.bindings:
-            if isinstance(b.value, ir.MakeBlock) and b.var.type in immutable:
+            if isinstance(b.value, ir.MakeBlock):
                 fields[b.var.type] = min(fields.get(b.var.type, len(b.value.items)), len(b.value.items))
             elif isinstance(b.value, ir.Prim) and b.value.op == "immediate":
                 immediates.add(b.var.type)
-    return {t: n for t, n in fields.items() if t not in immediates}
+    return frozenset((t, index) for t, index in immutable_fields(program)
+                     if t not in immediates and index < fields[t])
 
 
-def hoistable(value: ir.Value, blocks: dict[ir.Type, int]) -> bool:
+def hoistable(value: ir.Value, blocks: frozenset[tuple[ir.Type, int]]) -> bool:
     """Whether `value` may be computed before the loop instead of in it: a pure primitive that
     cannot fail, or a load of a slot every block of its type has (`blocks`), so that taking it
     early on a path that would not have taken it cannot fault."""
@@ -68,7 +69,7 @@ def hoistable(value: ir.Value, blocks: dict[ir.Type, int]) -> bool:
         return is_pure(value.op) and not never_returns(value.op) and value.op not in PARTIAL
     if isinstance(value, ir.Field):
         record_type = value.record.type
-        return record_type.name == "*" or value.index < blocks.get(record_type, 0)
+        return record_type.name == "*" or (record_type, value.index) in blocks
     return False
 
 
@@ -108,7 +109,7 @@ def defined_in(conts: dict[str, ir.Cont], body: set[str]) -> set[str]:
 
 
 def _hoist_loop(conts: dict[str, ir.Cont], graph: FunctionGraph, header: str, body: set[str],
-                blocks: dict[ir.Type, int], stats: Stats) -> bool:
+                blocks: frozenset[tuple[ir.Type, int]], stats: Stats) -> bool:
     """Move the loop's invariant values to the end of the header's immediate dominator."""
     preheader = graph.dominators.idom.get(header)
     if preheader is None or first_exit(conts[preheader]) < len(conts[preheader].bindings):
@@ -140,7 +141,7 @@ def _hoist_loop(conts: dict[str, ir.Cont], graph: FunctionGraph, header: str, bo
 def licm_with_stats(program: Program, context: PassContext | None = None) -> tuple[Program, Stats]:
     """Hoist loop-invariant pure values out of every loop (see the module docstring)."""
     stats: Stats = Counter()
-    blocks: dict[ir.Type, int] | None = None  # asked for only once a loop is found
+    blocks: frozenset[tuple[ir.Type, int]] | None = None  # asked for only once a loop is found
     for function in program.function_table:
         if not _may_loop(program, function):
             continue

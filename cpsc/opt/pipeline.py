@@ -12,8 +12,10 @@ from cpsc.cps.program import Program
 from cpsc.opt.context import InlineBudget, PassContext
 from cpsc.opt.contify import contify_with_stats
 from cpsc.opt.cse import cse_with_stats
+from cpsc.opt.facts import facts_with_stats
 from cpsc.opt.inline import inline_with_stats
 from cpsc.opt.licm import licm_with_stats
+from cpsc.opt.loads import loads_with_stats
 from cpsc.opt.local_refs import local_refs_with_stats
 from cpsc.opt.simplify import simplify_with_stats
 from cpsc.opt.specialise import specialise_with_stats
@@ -39,6 +41,10 @@ PASSES: dict[str, Pass] = {
                     "functions always returning to one place become continuations (tail recursion: loops)"),
     "cse": Pass("cse", cse_with_stats,
                 "global value numbering of pure values and immutable loads, VN-phis for unchanging loop parameters"),
+    "facts": Pass("facts", facts_with_stats,
+                  "comparisons, branches and switches decided by path facts (bounds checks in loops)"),
+    "loads": Pass("loads", loads_with_stats,
+                  "heap value numbering: a load of a field or an element already known is its value"),
     "licm": Pass("licm", licm_with_stats, "loop-invariant pure values and immutable loads move out of loops"),
     "local_refs": Pass("local_refs", local_refs_with_stats,
                        "refs that do not escape their function become continuation parameters (mem2reg)"),
@@ -82,7 +88,7 @@ class Level:
 # into calls, which `inline` inlines; what those return (a curried function's next closure) is
 # known after the next `simplify`, for the second `inline`.
 _EVERY_PASS = ["simplify", "contify", "specialise", "simplify", "inline", "simplify", "inline", "simplify", "contify",
-               "local_refs", "cse", "licm", "simplify"]
+               "local_refs", "cse", "loads", "licm", "facts", "simplify"]
 
 LEVELS: dict[int, Level] = {
     0: Level([], InlineBudget()),

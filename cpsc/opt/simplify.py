@@ -9,7 +9,8 @@ a verified input (so a value passed on every incoming edge dominates the continu
 - case of a known constructor: the constructor tests of a value built in sight fold
 - dead values (pure bindings nobody uses), unreachable continuations, unreferenced functions
 - inlining of continuations jumped to exactly once (block merging)
-- eta-reduction of forwarding continuations `k(xs) = jump j(xs)` (jump threading)
+- eta-reduction of forwarding continuations `k(xs) = jump j(xs)` (jump threading), and jumps
+  to a branch on the parameter `k(v) = br v, t, f` made branches (`a && b`)
 - parameter (phi) copy propagation `phi(v, v) = v`, and dead-parameter elimination
 - applications of a closure made in sight become known calls
 
@@ -354,6 +355,36 @@ def eta_reduce(program: Program, stats: Stats, region: Region) -> Program:
     return program.with_conts(changed)
 
 
+def thread_branches(program: Program, stats: Stats, region: Region) -> Program:
+    """A jump to `k(v) = br v, t, f` (what `a && b` and `a || b` leave) branches itself: a
+    constant `v` jumps to `t` or `f`, another `br`s on it. Only where nothing else uses `k`'s
+    parameters, which `t` and `f` could otherwise name. `k` is then dead when every jump went."""
+    entries = _entries(program)
+    uses: Counter[str] | None = None
+    branching: dict[str, tuple[int, ir.Branch]] = {}
+    for cont in program.cont_table.values():
+        term = cont.terminator
+        if (isinstance(term, ir.Branch) and isinstance(term.condition, ir.Var) and not cont.bindings
+                and cont.label not in entries and term.condition in cont.params):
+            uses = uses if uses is not None else use_census(program)
+            if all(uses[p.name] == (p == term.condition) for p in cont.params):
+                branching[cont.label] = (cont.params.index(term.condition), term)
+    if not branching:
+        return program
+    changed = {}
+    for cont in program.cont_table.values():
+        term = cont.terminator
+        if isinstance(term, ir.Jump) and isinstance(term.target, str) and term.target in branching:
+            index, branch = branching[term.target]
+            condition = term.args[index]
+            threaded: ir.Terminator = (ir.Jump(branch_taken(ir.Branch(condition, branch.if_true, branch.if_false)), ())
+                                       if isinstance(condition, ir.Const) else
+                                       ir.Branch(condition, branch.if_true, branch.if_false))
+            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, cont.bindings, threaded)
+            stats["branches threaded"] += 1
+    return program.with_conts(changed) if changed else program
+
+
 def simplify_parameters(program: Program, stats: Stats, region: Region) -> Program:
     """Drop parameters that are unused or receive one value on every edge (`phi(v, v) = v`)."""
     uses = use_census(program)
@@ -453,7 +484,8 @@ def full_applies(f: ir.Function, args: tuple[ir.Operand, ...]) -> bool:
     return len(f.params) <= len(args)
 
 
-REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jumps, eta_reduce, simplify_parameters)
+REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jumps, eta_reduce, thread_branches,
+              simplify_parameters)
 
 
 def simplify_with_stats(program: Program, context: PassContext | None = None) -> tuple[Program, Stats]:

@@ -52,7 +52,7 @@ class Generator:
         leaves = ["literal"] + (["var"] if any(t == ty for _, t in scope.values) else [])
         nodes = ["if", "let", "call", "lambda", "higher_order", "tuple"] + {
             INT: ["arith", "arith", "div", "conv", "minmax", "match_shape", "list", "array", "loop", "option",
-                  "try"],
+                  "try", "indexed"],
             FLOAT: ["farith", "fconv", "record"],
             BOOL: ["compare", "logic", "data_compare"]}[ty]
         if not self.callable(scope, ty):
@@ -260,6 +260,23 @@ class Generator:
             return f"(let {r} = ref 0 in for {i} = {start} {direction} {stop} do {r} := !{r} + {body} done; !{r})"
         return (f"(let {r} = ref 0 in let {i} = ref ({start}) in "
                 f"while !{i} < {stop} do {r} := !{r} lxor {self.expr(INT, scope, depth)}; incr {i} done; !{r})")
+
+    def gen_indexed(self, ty: str, scope: Scope, depth: int) -> str:
+        """A loop over an array whose index may or may not be in bounds, tested or not first:
+        bounds checks that path facts may remove and ones they must keep."""
+        a, s, i = scope.fresh("arr"), scope.fresh("s"), scope.fresh("i")
+        size, start = self.draw(st.integers(0, 4)), self.draw(st.integers(-1, 2))
+        stop = self.choose([f"Array.length {a} - 1", f"Array.length {a}", str(self.draw(st.integers(-1, 4)))])
+        index = f"{i}{self.choose(['', ' + 1', ' - 1'])}"
+        otherwise = self.expr(INT, scope, depth)
+        access = self.choose([
+            f"{a}.({index})",
+            f"(if {index} < Array.length {a} then {a}.({index}) else {otherwise})",
+            f"(if {index} >= 0 && {index} < Array.length {a} then {a}.({index}) else {otherwise})",
+            f"(if {index} <= {stop} then {a}.({index}) else {otherwise})"])
+        loop = self.choose([f"for {i} = {start} to {stop} do", f"for {i} = {stop} downto {start} do"])
+        return (f"(let {a} = Array.init {size} (fun k -> k * 3) in let {s} = ref 0 in "
+                f"(try {loop} {s} := !{s} + {access} done with Invalid_argument _ -> {s} := !{s} + 100); !{s})")
 
     def gen_option(self, ty: str, scope: Scope, depth: int) -> str:
         x = scope.fresh("x")
