@@ -257,7 +257,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("loads.calls_kept", "what is known of the heap survives calls and stores into arrays",
            lambda: [(loads, "keeps_the_heap", lambda value: True)]),
     Mutant("loads.joins_inherit", "a join or a loop header knows what its dominator knew at its end",
-           lambda: [(loads, "inherits", lambda graph, cont, child: True)]),
+           lambda: [(loads, "inherits", lambda graph, cont, child, targets: True)]),
     Mutant("simplify.wrong_field", "a field of a block built in sight folds to the next field of the same type",
            _wrong_field),
 ]}

@@ -248,7 +248,8 @@ class _Walk:
         self.candidates = candidates
         self.facts = Facts()
         self.definitions: dict[str, ir.Prim] = {}
-        self.lengths: dict[str, ir.Operand] = {}  # arrays made here: the length they were made with
+        self.lengths: dict[str, ir.Operand] = {}
+        self.switch_cases: dict[str, dict[str, list[int]]] = {}  # a switch's cases by target  # arrays made here: the length they were made with
         self.renaming: dict[str, ir.Operand] = {}
         self.jumps: dict[str, ir.Jump] = {}  # continuations whose terminator is decided
         self.failed: set[Candidate] = set()
@@ -285,10 +286,15 @@ class _Walk:
         elif isinstance(term, ir.Switch):
             value = term_of(term.value)
             if value is not None:
-                self._assume_switch_arm(term, value, label)
+                self._assume_switch_arm(preds[0], term, value, label)
 
-    def _assume_switch_arm(self, switch: ir.Switch, value: Term, label: str) -> None:
-        cases = [k for k, target in switch.cases if target == label]
+    def _assume_switch_arm(self, switch_label: str, switch: ir.Switch, value: Term, label: str) -> None:
+        by_target = self.switch_cases.get(switch_label)
+        if by_target is None:  # once per switch: a switch may have thousands of arms
+            by_target = self.switch_cases[switch_label] = {}
+            for k, target in switch.cases:
+                by_target.setdefault(target, []).append(k)
+        cases = by_target.get(label, [])
         if label == switch.default:
             if not cases and len(switch.cases) <= SWITCH_CASES:
                 for k, _ in switch.cases:

@@ -94,8 +94,9 @@ class _Loads:
             cont = self.program.cont_table[label]
             for b in cont.bindings:
                 self._binding(b, known)
+            targets = _terminator_targets(cont)  # once: a switch may have thousands
             for child in self.graph.children[label]:
-                stack.append((child, dict(known) if inherits(self.graph, cont, child) else {}))
+                stack.append((child, dict(known) if inherits(self.graph, cont, child, targets) else {}))
 
     def _binding(self, b: ir.Binding, known: dict[Place, ir.Operand]) -> None:
         value = b.value
@@ -126,9 +127,10 @@ class _Loads:
         known[place] = value
 
 
-def inherits(graph: FunctionGraph, cont: ir.Cont, child: str) -> bool:
-    """Whether `child` is entered only from the end of `cont`, knowing what `cont` knows there."""
-    return graph.preds[child] == [cont.label] and child in _terminator_targets(cont)
+def inherits(graph: FunctionGraph, cont: ir.Cont, child: str, targets: set[str]) -> bool:
+    """Whether `child` is entered only from the end of `cont` (whose terminator's `targets`
+    it is one of), knowing what `cont` knows there."""
+    return graph.preds[child] == [cont.label] and child in targets
 
 
 def _terminator_targets(cont: ir.Cont) -> set[str]:
