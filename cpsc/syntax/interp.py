@@ -72,9 +72,10 @@ class Interpreter:
         return tuple([info.index] + args) if info.tagged else tuple(args)
 
     def record(self, expr: ast.Record, env: dict[str, Any]) -> Any:
-        values = [(self.datatypes.fields[key].index, self.eval(v, env)) for key, v in expr.fields]
+        """The base of `{ r with ... }` first, then the fields as written (left to right)."""
         datatype = self.datatypes.types[expr.ty.name]
         slots: list[Any] = list(self.eval(expr.base, env)) if expr.base is not None else [None] * len(datatype.fields)
+        values = [(self.datatypes.fields[key].index, self.eval(v, env)) for key, v in expr.fields]
         for index, value in values:
             slots[index] = value
         return slots if datatype.mutable else tuple(slots)

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -576,9 +576,9 @@ class _ToAst:
     def _let_declarations(self, is_rec: bool, bindings: tuple[ast.Binding, ...], span: Span) -> list[ast.LetDecl]:
         lazy = _recursive_lazy(is_rec, bindings)
         if lazy is not None:  # `let rec x = lazy e`
-            pending, delay = lazy
-            return [ast.LetDecl(False, (pending,), span),
-                    ast.LetDecl(False, (ast.Binding(ast.PWild(span), delay, span),), span)]
+            return ([ast.LetDecl(False, lazy.pending, span)]
+                    + ([ast.LetDecl(True, lazy.functions, span)] if lazy.functions else [])
+                    + [ast.LetDecl(False, (ast.Binding(ast.PWild(span), delay, span),), span) for delay in lazy.delays])
         functions, values = ast.split_recursive_values(bindings) if is_rec else (bindings, ())
         if values:
             return ([ast.LetDecl(True, functions, span)] if functions else []) + [ast.LetDecl(False, values, span)]
@@ -672,8 +672,12 @@ class _ToAst:
             self.polymorphic.pop(id(binding), None)
         lazy = _recursive_lazy(is_rec, bindings)
         if lazy is not None:  # `let rec x = lazy e in body`
-            pending, delay = lazy
-            return ast.Let(False, (pending,), ast.Seq(delay, parts[-1], span), span)
+            body = parts[-1]
+            for delay in reversed(lazy.delays):
+                body = ast.Seq(delay, body, span)
+            if lazy.functions:
+                body = ast.Let(True, lazy.functions, body, span)
+            return ast.Let(False, lazy.pending, body, span)
         functions, values = ast.split_recursive_values(bindings) if is_rec else (bindings, ())
         if not values:
             return ast.Let(is_rec, bindings, parts[-1], span)
@@ -1235,21 +1239,33 @@ class _ConstructorRenamer:
 _LAZY = "%lazy"
 
 
-def _recursive_lazy(is_rec: bool, bindings: tuple[ast.Binding, ...]) -> tuple[ast.Binding, ast.Expr] | None:
-    """`let rec x = lazy e` (which OCaml allows, e naming x): x bound to a lazy value whose
-    computation is set once x is bound; forcing x inside e raises Lazy.Undefined."""
-    if not (is_rec and len(bindings) == 1 and isinstance(bindings[0].pattern, ast.PVar)):
+@dataclass(frozen=True)
+class _RecursiveLazies:
+    """`let rec x = lazy e and f y = ... and z = lazy e'` as: each lazy value made pending,
+    then the functions (a `let rec` of their own, naming the lazy values), then each lazy
+    value's computation set."""
+
+    pending: tuple[ast.Binding, ...]
+    functions: tuple[ast.Binding, ...]
+    delays: tuple[ast.Expr, ...]
+
+
+def _recursive_lazy(is_rec: bool, bindings: tuple[ast.Binding, ...]) -> _RecursiveLazies | None:
+    """`let rec` of lazy values and functions (which OCaml allows, each naming the others):
+    forcing a lazy value inside its own computation raises Lazy.Undefined."""
+    if not is_rec:
         return None
-    value = bindings[0].value
-    if not (isinstance(value, ast.App) and isinstance(value.function, ast.Var)
-            and value.function.name == "Lazy.from_fun"):
+    lazies = [(b.pattern, b.value.argument, b.span) for b in bindings
+              if isinstance(b.pattern, ast.PVar) and isinstance(b.value, ast.App)
+              and isinstance(b.value.function, ast.Var) and b.value.function.name == "Lazy.from_fun"]
+    functions = tuple(b for b in bindings if isinstance(ast.unannotated(b.value), ast.Fun))
+    if not lazies or len(lazies) + len(functions) != len(bindings):
         return None
-    span = bindings[0].span
-    pending = ast.Binding(bindings[0].pattern, ast.App(ast.Var("fl_lazy_pending", span), ast.Const(None, "unit", span),
-                                                       span), span)
-    delay = ast.App(ast.App(ast.Var("fl_lazy_delay", span), ast.Var(bindings[0].pattern.name, span), span),
-                    value.argument, span)
-    return pending, delay
+    pending = tuple(ast.Binding(pattern, ast.App(ast.Var("fl_lazy_pending", span), ast.Const(None, "unit", span),
+                                                 span), span) for pattern, _, span in lazies)
+    delays = [ast.App(ast.App(ast.Var("fl_lazy_delay", span), ast.Var(pattern.name, span), span), computation, span)
+              for pattern, computation, span in lazies]
+    return _RecursiveLazies(pending, functions, tuple(delays))
 
 
 def _forcing(case: ast.Case) -> ast.Case:

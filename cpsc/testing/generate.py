@@ -287,6 +287,10 @@ class Generator:
         r = scope.fresh("rc")
         value = (f"{{ fa = {self.expr(INT, scope, depth)}; fb = {self.expr(FLOAT, scope, depth)}; "
                  f"fc = {self.expr(BOOL, scope, depth)} }}")
+        if self.draw(st.booleans()):  # the base first, then the fields as written; any may raise
+            value = (f"{{ (if {self.expr(BOOL, scope, depth)} then raise Ea else {value}) with "
+                     f"fc = {self.expr(BOOL, scope, depth)}; "
+                     f"fa = (if {self.expr(BOOL, scope, depth)} then raise (Eb 3) else {self.expr(INT, scope, depth)}) }}")
         return (f"(let {r} = {value} in {r}.fb <- {r}.fb +. {self.expr(FLOAT, scope, depth)}; "
                 f"if {r}.fc then {r}.fb else float_of_int {r}.fa)")
 
