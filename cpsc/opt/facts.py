@@ -37,6 +37,7 @@ from itertools import islice
 
 from cpsc.cps import ir
 from cpsc.cps.program import Program
+from cpsc.cps.rewrite import cont_definitions
 from cpsc.opt.analysis import FunctionGraph, fold_primitive, incoming_arguments, replace_values
 from cpsc.opt.context import PassContext
 from cpsc.types.types import BOOL, INT
@@ -456,7 +457,7 @@ def guesses(program: Program, graph: FunctionGraph,
                     found = term_of(other)
                     if isinstance(param, ir.Var) and found is not None:
                         partners.setdefault(param.name, []).append(found)
-    defined_in = {v.name: label for label in graph.labels for v in _definitions(program.cont_table[label])}
+    defined_in = {v.name: label for label in graph.labels for v in cont_definitions(program.cont_table[label])}
     candidates: dict[str, list[Candidate]] = {}
     jumps_inside = Counter(target for label in graph.labels for target, args
                            in _jumps(program.cont_table[label]))
@@ -478,10 +479,6 @@ def guesses(program: Program, graph: FunctionGraph,
 def _jumps(cont: ir.Cont) -> list[tuple[str, tuple[ir.Operand, ...]]]:
     term = cont.terminator
     return [(term.target, term.args)] if isinstance(term, ir.Jump) and isinstance(term.target, str) else []
-
-
-def _definitions(cont: ir.Cont) -> list[ir.Var]:
-    return list(cont.params) + [b.var for b in cont.bindings]
 
 
 def _in_scope(t: Term, label: str, defined_in: dict[str, str], graph: FunctionGraph) -> bool:
