@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -164,6 +165,8 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
         text = Path(args.file).read_text(encoding="latin-1")
         typed = driver.front_end(text, args.file, sources, stages)
         return bisect(driver.to_cps(typed, stages), _passes(args), LEVELS[args.opt].inline_budget, sys.stdout)
+    _check_output(getattr(args, "output", None) or (Path(args.file).stem if args.command == "build"
+                                                     and getattr(args, "emit", "exe") == "exe" else None))
     program, cps = _compile_cps(args, sources, stages)
     if args.command == "interp":
         return _interpret(args, program, cps, stages)
@@ -236,6 +239,21 @@ def _interpret(args: argparse.Namespace, program: object, cps: object, stages: S
     return status
 
 
+class OutputError(Exception):
+    """The file `-o` names cannot be written."""
+
+
+def _check_output(output: str | None) -> None:
+    """Say before compiling, not after, that `-o` names a directory or a missing directory's file."""
+    if output in (None, "-"):
+        return
+    path = Path(output)  # type: ignore[arg-type]
+    if path.is_dir():
+        raise OutputError(f"cannot write {output}: it is a directory")
+    if not path.parent.is_dir():
+        raise OutputError(f"cannot write {output}: no directory {path.parent}")
+
+
 def _write(args: argparse.Namespace, text: str) -> int:
     if getattr(args, "output", None) not in (None, "-"):  # `-o -` is stdout, as for cc
         Path(args.output).write_text(text)
@@ -284,8 +302,17 @@ def _main(argv: list[str] | None) -> int:
     except CompileError as error:
         print(render(error, sources), file=sys.stderr)
         return 1
+    except OutputError as error:
+        print(f"cpsc: error: {error}", file=sys.stderr)
+        return 1
     except FileNotFoundError as error:
         print(f"cpsc: error: cannot read {error.filename}", file=sys.stderr)
+        return 1
+    except PermissionError as error:
+        print(f"cpsc: error: cannot open {error.filename}: permission denied", file=sys.stderr)
+        return 1
+    except subprocess.CalledProcessError as error:  # the C compiler said why on stderr
+        print(f"cpsc: error: {Path(error.cmd[0]).name} failed (status {error.returncode})", file=sys.stderr)
         return 1
     except RecursionError:
         if not hasattr(args, "file"):

@@ -153,6 +153,14 @@ GENERIC: dict[str, GenericOp] = {op.name: op for op in [
               else "takes an array and an index and gives an element"),
     GenericOp("array_unsafe_set", False, lambda a, r: None if len(a) == 3 and _array_of(a[0]) == a[2]
               and a[1] == INT and r == UNIT else "takes an array, an index and an element"),
+    # a `let rec` value's block before it is built, and its building (cpsc.syntax.recursive_values):
+    # a block of n zero slots (an array's: its length slot too), then n slots copied into it
+    GenericOp("dummy_block", False, lambda a, r: None if a == [INT] and (is_data(r) or r.name == "*")
+              else "takes a size and makes a tuple or data block"),
+    GenericOp("dummy_array", False, lambda a, r: None if a == [INT] and _array_of(r) is not None
+              else "takes a size and makes an array"),
+    GenericOp("update_dummy", False, lambda a, r: None if len(a) == 3 and a[0] == a[1] and a[2] == INT
+              and r == UNIT else "takes a dummy, its value and a size"),
     # Hashtbl.hash of a value of any type, guided by its type's descriptor (cpsc.semantics.hashing)
     GenericOp("hash", True, lambda a, r: None if len(a) == 2 and a[0] == STRING and r == INT
               else "takes a descriptor and a value and gives an int"),
@@ -182,7 +190,8 @@ _GENERIC_SEMANTICS: dict[str, Any] = {
     "immediate_value": lambda v: v, "phys_eq": builtins.physically_equal,
     "array_make": builtins.array_make, "array_empty": builtins.FlArray, "array_length": len,
     "array_unsafe_get": lambda a, i: a[i], "array_unsafe_set": builtins.DATA_PRIMITIVES["Array.unsafe_set"][1],
-    "compare_partial_float": _compare_partial_float, "hash": builtins.DATA_PRIMITIVES["fl_hash_with"][1],
+    "compare_partial_float": _compare_partial_float, "dummy_block": builtins.dummy_block,
+    "dummy_array": builtins.dummy_array, "update_dummy": builtins.update_dummy, "hash": builtins.DATA_PRIMITIVES["fl_hash_with"][1],
 }
 
 

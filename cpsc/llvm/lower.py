@@ -53,7 +53,7 @@ RUNTIME = {
     "fl_channel_at_eof": (I64, [I64]), "fl_channel_read_line": (PTR, [I64]),
     "fl_remove_file": (I64, [PTR]), "fl_file_exists": (I64, [PTR]), "fl_cpu_time": (F64, []),
     "fl_channel_length": (I64, [I64]), "fl_channel_pos": (I64, [I64]), "fl_channel_seek": (I64, [I64, I64]),
-    "fl_has_env": (I64, [PTR]), "fl_getenv": (PTR, [PTR]),
+    "fl_has_env": (I64, [PTR]), "fl_getenv": (PTR, [PTR]), "fl_update_dummy": (VOID, [PTR, PTR, I64]),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
     "tan": (F64, [F64]), "atan": (F64, [F64]), "ceil": (F64, [F64]), "log10": (F64, [F64]),
@@ -155,7 +155,7 @@ class ModuleLowering:
         self.pending_exception = ll.GlobalVariable(self.module, PTR, "fl_exception")  # the runtime's too
         self.extra_args = ll.GlobalVariable(self.module, ll.ArrayType(I64, EXTRA_ARGS), "fl_extra_args")  # and this
         self.exception_ids: dict[str, ll.GlobalVariable] = {}
-        self.small_allocator: ll.Function | None = None
+        self.small_allocators: dict[bool, ll.Function] = {}
         self.may_raise = functions_that_may_raise(module) if may_raise is None else may_raise
         self.defined = [f for f in module.functions if part is None or f.name in part]
         shared = set() if part is None else {g for f in module.functions if f.name not in part
@@ -190,14 +190,17 @@ class ModuleLowering:
     def _declare(self, name: str, result: ll.Type, args: list[ll.Type]) -> ll.Function:
         return ll.Function(self.module, ll.FunctionType(result, args), name)
 
-    def allocate_small(self) -> ll.Function:
+    def allocate_small(self, atomic: bool) -> ll.Function:
         """`fl.alloc_small(bytes)`: pop a block off the runtime's free list for its size (see
-        `fl_alloc` in runtime.c), calling the runtime only when the list is empty. Always
-        inlined, so that the usual allocation is a load, a test and a store, as in OCaml's
-        minor heap. The block's first word still links to the next one: the caller overwrites it."""
-        if self.small_allocator is None:
-            lists = ll.GlobalVariable(self.module, ll.ArrayType(PTR, SMALL_BLOCK_BYTES // 16 + 1), "fl_free_lists")
-            fn = ll.Function(self.module, ll.FunctionType(PTR, [I64]), "fl.alloc_small")
+        `fl_alloc` and `fl_alloc_atomic` in runtime.c), calling the runtime only when the list
+        is empty. Always inlined, so that the usual allocation is a load, a test and a store, as
+        in OCaml's minor heap. The block's first word still links to the next one: the caller
+        overwrites it."""
+        if atomic not in self.small_allocators:
+            prefix = "fl_atomic" if atomic else "fl"
+            lists = ll.GlobalVariable(self.module, ll.ArrayType(PTR, SMALL_BLOCK_BYTES // 16 + 1),
+                                      f"{prefix}_free_lists")
+            fn = ll.Function(self.module, ll.FunctionType(PTR, [I64]), f"{prefix}.alloc_small")
             fn.linkage = "internal"
             fn.attributes.append("alwaysinline")
             bytes_ = fn.args[0]
@@ -210,9 +213,9 @@ class ModuleLowering:
             b.store(b.load(block, typ=PTR), slot)
             b.ret(block)
             b.position_at_end(refill)
-            b.ret(b.call(self.runtime["fl_alloc"], [bytes_]))
-            self.small_allocator = fn
-        return self.small_allocator
+            b.ret(b.call(self.runtime["fl_alloc_atomic" if atomic else "fl_alloc"], [bytes_]))
+            self.small_allocators[atomic] = fn
+        return self.small_allocators[atomic]
 
     def string(self, text: str) -> ll.GlobalVariable:
         if text not in self.strings:
@@ -364,12 +367,10 @@ class FunctionLowering:
         atomic = all(v.type != PTR for v in values)
         size_bytes = 8 * max(1, len(values))
         size = I64(size_bytes)
-        if atomic:
-            record = self.rt("fl_alloc_atomic", size)
-        elif size_bytes <= SMALL_BLOCK_BYTES:
-            record = self.builder.call(self.owner.allocate_small(), [size])
+        if size_bytes <= SMALL_BLOCK_BYTES:
+            record = self.builder.call(self.owner.allocate_small(atomic), [size])
         else:
-            record = self.rt("fl_alloc", size)
+            record = self.rt("fl_alloc_atomic" if atomic else "fl_alloc", size)
         for i, v in enumerate(values):
             self.builder.store(v, self.slot(record, i))
         return record
@@ -766,6 +767,9 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "immediate_value": lambda f, a, r: f.builder.ashr(f.builder.ptrtoint(a[0], I64), I64(1)),
     "phys_eq": lambda f, a, r: f.builder.icmp_unsigned("==", a[0], a[1]),
     "array_make": _array_make,
+    "dummy_block": lambda f, a, r: f.rt("fl_alloc", f.builder.shl(a[0], I64(3))),
+    "dummy_array": lambda f, a, r: f.rt("fl_alloc", f.builder.shl(a[0], I64(3))),
+    "update_dummy": lambda f, a, r: _effect(f, "fl_update_dummy", a),
     "array_empty": lambda f, a, r: f.rt("fl_array_make", I64(0), I64(0), I64(1)),
     "array_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
     "array_unsafe_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1], lltype(r)), typ=lltype(r)),

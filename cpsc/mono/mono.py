@@ -121,7 +121,7 @@ class Monomorphiser:
 
     # ---------------------------------------------------------------- expressions
     def expr(self, e: ast.Expr, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
-        if isinstance(e, (ast.Var, ast.App, ast.Const)) and id(e) in self.typing.positional:
+        if id(e) in self.typing.positional:
             # an application with labels in positional order, or a function whose optional
             # parameters were left out (`cpsc.types.labels`), or a literal that is a format
             return self.expr(self.typing.positional[id(e)], env, subst)

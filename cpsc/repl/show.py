@@ -39,7 +39,23 @@ let {PREFIX}_float p f =
     i >= String.length s || (match s.[i] with '.' | 'e' | 'n' | 'i' -> false | _ -> plain (i + 1)) in
   let s = if plain 0 then s ^ "." else s in
   if s.[0] = '-' then {PREFIX}_paren p s else s
-let {PREFIX}_items show l = String.concat "; " (List.map (show false) l)
+let {PREFIX}_items show l =
+  (* a cyclic list (`let rec l = 1 :: l`) ends where a cell comes again, as OCaml shows it *)
+  let rec cyclic slow fast = match fast with
+    | _ :: _ :: fast' -> let slow' = List.tl slow in slow' == fast' || cyclic slow' fast'
+    | _ -> false in
+  let rec upto seen shown l = match l with
+    | [] -> List.rev shown
+    | x :: rest ->
+      if List.exists (fun cell -> cell == l) seen then List.rev ("<cycle>" :: shown)
+      else upto (l :: seen) (show false x :: shown) rest in
+  String.concat "; " (if cyclic l l then upto [] [] l else List.map (show false) l)
+(* as OCaml's toplevel (its print depth, 100): a value nested deeper is `...`, so that a cyclic
+   value other than a list is shown (its cycle unrolled) and not forever *)
+let {PREFIX}_depth = ref 0
+let {PREFIX}_nested show =
+  if !{PREFIX}_depth >= 100 then "..."
+  else (incr {PREFIX}_depth; let s = show () in decr {PREFIX}_depth; s)
 let {PREFIX}_exn_hook = ref (fun (_ : bool) (_ : exn) -> "<exn>")
 let {PREFIX}_exn p e =
   match e with
@@ -104,7 +120,7 @@ class ValuePrinters:
             return f'(fun p b -> {PREFIX}_paren p ("Bytes.of_string " ^ Printf.sprintf "%S" (Bytes.to_string b)))'
         if key not in self.named:
             self.named[key] = f"{PREFIX}_{len(self.named)}"
-            self.bodies.append(f"{self.named[key]} p v = {self._body(t)}")
+            self.bodies.append(f"{self.named[key]} p v = {PREFIX}_nested (fun () -> {self._body(t)})")
         return self.named[key]
 
     def exception_hook(self, constructor: str, args: tuple[Type, ...], shown: str = "") -> str:

@@ -320,6 +320,23 @@ def physically_equal(a: object, b: object) -> bool:
     return a == b
 
 
+class RecursiveBlock(list):  # type: ignore[type-arg]
+    """A `let rec` value's block in the interpreters, made before its value and then given its
+    slots: a list, so that it can be, while it keeps its identity (`==`)."""
+
+
+def dummy_block(size: int) -> list[object]:
+    return RecursiveBlock([0] * size)
+
+
+def dummy_array(size: int) -> list[object]:
+    return FlArray([0] * (size - 1))  # (the length slot is the list's length)
+
+
+def update_dummy(dummy: list[object], value: Any, size: int) -> None:
+    dummy[:] = value
+
+
 def check_index(length: int, index: int) -> None:
     if not 0 <= index < length:
         raise fail("Invalid_argument", "index out of bounds")

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cpsc.semantics import builtins
 from cpsc.semantics.builtins import DATA_PRIMITIVES, FlArray, FlRaise, fail
 from cpsc.semantics.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, machine, run_deep, unary
-from cpsc.syntax import ast
+from cpsc.syntax import ast, recursive_values
 
 
 @dataclass
@@ -105,8 +106,8 @@ class Interpreter:
         if info.exception is not None and value[0] != info.exception:
             return False
         if info.constant:
-            return not isinstance(value, tuple) and value == info.index
-        if not isinstance(value, tuple) or info.tagged and value[0] != info.index:
+            return isinstance(value, int) and value == info.index  # (a block is a tuple or a list)
+        if isinstance(value, int) or info.tagged and value[0] != info.index:
             return False
         args = value[info.offset:]
         return all(self.matches(p, v, env) for p, v in zip(pattern.args, args))
@@ -195,8 +196,17 @@ class Interpreter:
     def bind_let(self, expr: ast.Let, env: dict[str, Any]) -> dict[str, Any]:
         inner = dict(env)
         if expr.is_rec:
-            for binding in expr.bindings:
+            group = recursive_values.group_of(expr.bindings)
+            for binding in group.plain:
                 bind(binding.pattern, self.eval(binding.value, inner), inner)
+            dummies = [builtins.dummy_array(1) if isinstance(recursive_values.final_expression(b.value), ast.ArrayLit)
+                       else builtins.dummy_block(0) for b in group.blocks]
+            for binding, dummy in zip(group.blocks, dummies):
+                bind(binding.pattern, dummy, inner)
+            for binding in group.functions:
+                bind(binding.pattern, self.eval(binding.value, inner), inner)
+            for binding, dummy in zip(group.blocks, dummies):
+                builtins.update_dummy(dummy, self.eval(binding.value, inner), len(dummy))
             return inner
         values = [self.eval(binding.value, env) for binding in expr.bindings]
         for binding, value in zip(expr.bindings, values):

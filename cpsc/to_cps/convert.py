@@ -18,7 +18,8 @@ from cpsc.cps import ir
 from cpsc.cps.primops import COMPARABLE, COMPARISON_NAMES, NEVER_RETURN, PRIMOPS
 from cpsc.cps.program import Program
 from cpsc.semantics.builtins import PRIMITIVE_TYPES, UNORDERED
-from cpsc.syntax import ast
+from cpsc.syntax import ast, recursive_values
+from cpsc.syntax.diagnostics import CompileError
 from cpsc.syntax.scope import Scope
 from cpsc.to_cps.builder import Builder
 from cpsc.to_cps.compare import comparison_function
@@ -272,6 +273,9 @@ class Converter(Builder):
         """Convert the bindings of `let [rec] ... in` and bind their names in `env` (for the body);
         `value_of` converts the values that are not functions (`self.value` by default)."""
         value_of = value_of or self.value
+        if expr.is_rec and not all(isinstance(b.value, ast.Fun) for b in expr.bindings):
+            self.recursive_values(expr, env, value_of)
+            return
         functions = [(b.pattern.name, b.value, self.known_for(b.pattern.name, b.value)) for b in expr.bindings
                      if isinstance(b.value, ast.Fun) and isinstance(b.pattern, ast.PVar)]
         if expr.is_rec:
@@ -287,6 +291,43 @@ class Converter(Builder):
                 env.bind(name, known)
         for binding, value in values:
             self.bind_pattern(binding.pattern, value, env)
+
+    def recursive_values(self, expr: ast.Let, env: Scope[_Entry],
+                         value_of: Callable[[ast.Expr, Scope[_Entry]], ir.Operand]) -> None:
+        """`let rec` of values (`cpsc.syntax.recursive_values`): the plain values, a dummy block
+        for each block value, the functions, then each block built and copied into its dummy."""
+        group = recursive_values.group_of(expr.bindings)
+        for binding in group.plain:
+            self.bind_pattern(binding.pattern, value_of(binding.value, env), env)
+        dummies = []
+        for binding in group.blocks:
+            name, t = ast.pattern_names(binding.pattern)[0], binding.value.ty
+            size = self.block_size(recursive_values.final_expression(binding.value))
+            dummy = self.emit(name, t, ir.Prim("dummy_array" if t.name == "array" else "dummy_block",
+                                               (ir.Const(size, INT),)))
+            self.bind_pattern(binding.pattern, dummy, env)
+            dummies.append((dummy, size))
+        self.let(ast.Let(True, group.functions, expr.body, expr.span), env, value_of)
+        for binding, (dummy, size) in zip(group.blocks, dummies):
+            value = value_of(binding.value, env)
+            self.emit("u", UNIT, ir.Prim("update_dummy", (dummy, value, ir.Const(size, INT))))
+
+    def block_size(self, expr: ast.Expr) -> int:
+        """The slots of the block `expr` builds (an array's length slot among them)."""
+        if isinstance(expr, ast.Tuple):
+            return len(expr.items)
+        if isinstance(expr, ast.Record):
+            return len(self.datatypes.types[expr.ty.name].fields)
+        if isinstance(expr, ast.ArrayLit):
+            if expr.ty.args[0].name in ("bool", "char", "unit"):
+                raise CompileError(expr.span, "an array of bools, chars or units defined through itself "
+                                   "is not supported")
+            return len(expr.items) + 1
+        assert isinstance(expr, ast.Construct)
+        info = self.datatypes.constructors[expr.name]
+        if info.exception is not None or info.constant:
+            raise CompileError(expr.span, "This kind of expression is not allowed as right-hand side of `let rec'")
+        return len(expr.args) + (1 if info.tagged else 0)
 
     def let_chain(self, expr: ast.Let, env: Scope[_Entry]) -> ast.Expr:
         """Convert the bindings of `let ... in let ... in body` in a loop; returns `body`, whose

@@ -13,14 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from cpsc.semantics.builtins import PREDEFINED_EXCEPTIONS, PRIMITIVE_TYPES
-from cpsc.syntax import ast
+from cpsc.syntax import ast, recursive_values
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.format_printf import PRINTERS, format_value, printer_function
 from cpsc.syntax.modules import Scope as ModuleScope
 from cpsc.syntax.parser import parse_type
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataType, DataTypes, display_name, record, substitute, variant
-from cpsc.types.labels import LabelledApplication, eliminate_optional, has_labels, option_type
+from cpsc.types.labels import LabelledApplication, eliminate_optional, has_labels, is_inferred, option_type
 from cpsc.types.types import (
     BASE_TYPES,
     BOOL,
@@ -546,7 +546,9 @@ class Inferencer:
     def check_argument(self, expr: ast.Expr, env: Scope[Scheme], expected: Type, span: Span) -> None:
         """`check` for a function's argument, which may leave out a function's optional
         parameters where one without labels is expected (`cpsc.types.labels.eliminate_optional`)."""
-        if not isinstance(expr, (ast.Var, ast.App)):
+        wanted = resolve(expected)
+        if not isinstance(expr, (ast.Var, ast.App)) and not (
+                is_inferred(expr) and isinstance(wanted, TCon) and wanted.name == "->"):
             self.check(expr, env, expected, span)
             return
         t = self.infer(expr, env)
@@ -762,13 +764,13 @@ class Inferencer:
             with env.scope():
                 for binding in bindings:
                     self.bind_pattern(binding.pattern, self.approximate(binding.value), env)
+                names = {name for b in bindings for name in ast.pattern_names(b.pattern)}
                 for binding in bindings:
-                    if not isinstance(ast.unannotated(binding.value), ast.Fun):
-                        raise CompileError(binding.value.span, "This kind of expression is not allowed as "
-                                           "right-hand side of `let rec'")
+                    self.check_recursive_binding(binding, names)
                     t = self.infer(binding.value, env)
                     self.expect(t, self.typing.types[id(binding.pattern)], binding.value.span)
-            types = [(b.pattern, self.typing.types[id(b.pattern)], True) for b in bindings]
+            types = [(b.pattern, self.typing.types[id(b.pattern)],
+                      is_syntactic_value(b.value, self.immutable_record)) for b in bindings]
         else:
             types = []
             for binding in bindings:
@@ -778,6 +780,15 @@ class Inferencer:
         self.level -= 1
         for pattern, _t, generalizable in types:
             self.bind_generalized(pattern, generalizable, env)
+
+    @staticmethod
+    def check_recursive_binding(binding: ast.Binding, names: set[str]) -> None:
+        """OCaml's restrictions on `let rec` (`cpsc.syntax.recursive_values`)."""
+        pattern = binding.pattern.pattern if isinstance(binding.pattern, ast.PAnnot) else binding.pattern
+        if not isinstance(pattern, ast.PVar):
+            raise CompileError(binding.pattern.span, "Only variables are allowed as left-hand side of `let rec'")
+        if recursive_values.invalid_use(binding, names) is not None:
+            raise CompileError(binding.value.span, "This kind of expression is not allowed as right-hand side of `let rec'")
 
     def approximate(self, value: ast.Expr) -> Type:
         """A recursive function's type before its body is inferred: its parameters' arrows,

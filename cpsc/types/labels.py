@@ -25,6 +25,7 @@ The positional application replaces the original one for every later stage
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 from cpsc.syntax import ast
@@ -235,7 +236,7 @@ def eliminate_optional(inferencer: Any, expr: ast.Expr, t: Type, expected: Type)
     (typecore's `type_argument`), it becomes `let g = e in fun v -> g None ... v`, its optional
     parameters left out. Whether it did; then `expr`'s positional form is that function."""
     wanted = resolve(expected)
-    if not (isinstance(expr, (ast.Var, ast.App)) and isinstance(wanted, TCon) and wanted.name == "->"):
+    if not (is_inferred(expr) and isinstance(wanted, TCon) and wanted.name == "->"):
         return False
     optional: list[Type] = []
     rest = resolve(t)
@@ -265,6 +266,23 @@ def eliminate_optional(inferencer: Any, expr: ast.Expr, t: Type, expected: Type)
     return True
 
 
+def is_inferred(expr: ast.Expr) -> bool:
+    """An argument whose type OCaml infers before it meets the parameter's (typecore's
+    `is_inferred`), so that its optional parameters can be left out: a name, an application, a
+    field, an annotated expression, and a sequence, local open or `if` ending in them."""
+    while True:
+        if isinstance(expr, (ast.Var, ast.App, ast.GetField, ast.Annot)):
+            return True
+        if isinstance(expr, ast.Seq):
+            expr = expr.second
+        elif isinstance(expr, ast.LocalOpen):
+            expr = expr.body
+        elif isinstance(expr, ast.If):
+            return is_inferred(expr.then_branch) and is_inferred(expr.else_branch)
+        else:
+            return False
+
+
 def _results(t: Type, count: int) -> list[Type]:
     """The types of a function of type t applied to 1, ..., count arguments."""
     out: list[Type] = []
@@ -277,9 +295,9 @@ def _results(t: Type, count: int) -> list[Type]:
 def _copy(typing: Any, expr: ast.Expr) -> ast.Expr:
     """`expr` as another node with what inference recorded of it (its own node now stands for
     the function that leaves out its optional arguments)."""
-    copy: ast.Expr = ast.Var(expr.name, expr.span) if isinstance(expr, ast.Var) else \
-        ast.App(expr.function, expr.argument, expr.span, label=expr.label)  # type: ignore[union-attr]
-    for table in (typing.types, typing.instances, typing.positional):
+    copy: ast.Expr = replace(expr)
+    for table in (typing.types, typing.instances, typing.schemes, typing.constructors, typing.fields,
+                  typing.positional):
         if id(expr) in table:
             table[id(copy)] = table[id(expr)]
     return copy

@@ -40,6 +40,21 @@ def test_missing_file(tmp_path):
     assert done.returncode == 1 and "cannot read" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("emit", ["exe", "cps", "obj"])
+@pytest.mark.parametrize("output, said", [("a_dir", "it is a directory"), ("no_dir/prog", "no directory")])
+def test_an_output_that_cannot_be_written_is_said_before_compiling(tmp_path, emit, output, said):
+    """`-o` naming a directory, or a file in a directory that does not exist (and, without `-o`,
+    a directory named as the executable would be): a diagnostic and status 1, no traceback."""
+    (tmp_path / "a_dir").mkdir()
+    (tmp_path / "prog").mkdir()  # what `cpsc build prog.fl` would write
+    (tmp_path / "prog.fl").write_text("let () = print_int 1\n")
+    for args in (["-o", output], [] if emit == "exe" and output == "a_dir" else ["-o", output]):
+        done = subprocess.run([sys.executable, "-m", "cpsc", "build", "prog.fl", f"--emit={emit}", *args],
+                              cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.startswith("cpsc: error: cannot write") and (said in done.stderr or not args)
+
+
 def test_emit_levels(tmp_path):
     path = tmp_path / "prog.fl"
     path.write_text("let sq x = x * x\nlet () = print_int (sq 7)\n")

@@ -53,6 +53,9 @@ PHRASES = [
     ("a + List.length b;;", "- : int = 2\n"),
     # Each phrase runs once: a ref keeps what a failed phrase did to it; a polymorphic function
     # is used at a new type; a weak type is fixed by a later phrase.
+    # a cyclic list ends where a cell comes again
+    ("let rec ones = 1 :: ones and xs = 0 :: 2 :: ones;;",
+     "val ones : int list = [1; <cycle>]\nval xs : int list = [0; 2; 1; <cycle>]\n"),
     ("let r = ref 0;;", "val r : int ref = {contents = 0}\n"),
     ("incr r; failwith \"later\";;", "Exception: Failure \"later\".\n"),
     ("!r;;", "- : int = 1\n"),
