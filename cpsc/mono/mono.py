@@ -421,7 +421,7 @@ def _droppable(binding: ast.Binding, entries: dict[str, _Monomorphic], env: Scop
 
 _PURE_PRIMITIVES = frozenset({"+", "-", "*", "land", "lor", "lxor", "lsl", "lsr", "asr", "~-", "+.", "-.", "*.",
                               "/.", "**", "~-.", "float_of_int", "int_of_float", "Char.code",
-                              "fl_argv", "fl_int64_float_of_bits"})
+                              "fl_argv", "fl_int64_float_of_bits", "fl_has_env", "fl_getenv"})
 
 
 def _pure(e: ast.Expr, env: Scope[_Entry]) -> bool:
@@ -439,6 +439,8 @@ def _pure(e: ast.Expr, env: Scope[_Entry]) -> bool:
         return all(_pure(item, env) for item in e.items)
     if isinstance(e, ast.Annot):
         return _pure(e.expr, env)
+    if isinstance(e, ast.If):
+        return _pure(e.condition, env) and _pure(e.then_branch, env) and _pure(e.else_branch, env)
     if isinstance(e, ast.App):
         head: ast.Expr = e
         args: list[ast.Expr] = []

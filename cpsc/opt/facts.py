@@ -277,14 +277,16 @@ class _Walk:
 
     # ---------------------------------------------------------------- what holds on entry
     def _assume_edge(self, label: str) -> None:
-        """What the only way into `label`, a branch's or a switch's arm, says."""
+        """What the only way into `label`, a branch's or a switch's arm, says. (A continuation
+        whose predecessor enters it by a `callc` is not an arm of that predecessor's branch.)"""
         preds = self.graph.preds[label]
         if len(preds) != 1:
             return
         term = self.program.cont_table[preds[0]].terminator
         if isinstance(term, ir.Branch) and isinstance(term.condition, ir.Var) and term.if_true != term.if_false:
-            self.assume(term.condition.name, label == term.if_true)
-        elif isinstance(term, ir.Switch):
+            if label in (term.if_true, term.if_false):
+                self.assume(term.condition.name, label == term.if_true)
+        elif isinstance(term, ir.Switch) and (label == term.default or any(t == label for _, t in term.cases)):
             value = term_of(term.value)
             if value is not None:
                 self._assume_switch_arm(preds[0], term, value, label)

@@ -6,6 +6,7 @@
 #define GC_THREADS
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gc.h>
 #include <gc/gc_inline.h>
 #include <gc/gc_mark.h>
@@ -356,10 +357,24 @@ static FILE *channels[MAX_CHANNELS];
 static int64_t channel_count = 1;
 static int last_channel_errno;
 
+/* open_in_gen / open_out_gen (lang/prelude.fl, `fl_open_gen`): open(2) with OCaml's flags, in
+   the order of its type open_flag, and the permissions. */
+static FILE *open_general(const char *path, int64_t mode) {
+    static const int flags_of[] = { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_TRUNC, O_EXCL, 0, 0, O_NONBLOCK };
+    int flags = 0;
+    for (int bit = 0; bit < 9; bit++)
+        if (mode & (1 << bit)) flags |= flags_of[bit];
+    int fd = open(path, flags, (mode_t)((mode >> 9) & 0777));
+    if (fd < 0) return NULL;
+    FILE *file = fdopen(fd, mode & (1 << 19) ? "rb" : flags & O_APPEND ? "ab" : "wb");
+    if (file == NULL) close(fd);
+    return file;
+}
+
 int64_t fl_open_channel(fl_string *path, int64_t mode) {
     static const char *modes[] = { "rb", "wb", "ab" };
     if (channel_count >= MAX_CHANNELS) { last_channel_errno = EMFILE; return -1; }
-    FILE *file = fopen(c_string(path), modes[mode]);
+    FILE *file = mode & (1 << 20) ? open_general(c_string(path), mode) : fopen(c_string(path), modes[mode]);
     if (file == NULL) { last_channel_errno = errno; return -1; }
     channels[channel_count] = file;
     return channel_count++;

@@ -15,10 +15,26 @@ _last_error = [""]
 _MODES = {0: "rb", 1: "wb", 2: "ab"}  # read, write (truncated), append
 
 
+_GENERAL, _INPUT = 1 << 20, 1 << 19  # open_in_gen / open_out_gen (lang/prelude.fl, `fl_open_gen`)
+# open_flag bits, in the order of OCaml's type, as open(2)'s flags
+_FLAGS = [os.O_RDONLY, os.O_WRONLY, os.O_APPEND, os.O_CREAT, os.O_TRUNC, os.O_EXCL, 0, 0, os.O_NONBLOCK]
+
+
+def _open_general(path: bytes, mode: int) -> IO[bytes]:
+    """open(2) with the flags and permissions of `open_in_gen`/`open_out_gen`."""
+    flags = 0
+    for bit, flag in enumerate(_FLAGS):
+        if mode & (1 << bit):
+            flags |= flag
+    fd = os.open(path, flags, (mode >> 9) & 0o777)
+    return os.fdopen(fd, "rb" if mode & _INPUT else "ab" if flags & os.O_APPEND else "wb")
+
+
 def open_channel(path: str, mode: int) -> int:
     """A handle of the file, or -1 (its error then `channel_error`)."""
     try:
-        file = open(path.encode("latin-1"), _MODES[mode])  # noqa: SIM115 (closed by close_channel)
+        name = path.encode("latin-1")
+        file = _open_general(name, mode) if mode & _GENERAL else open(name, _MODES[mode])  # noqa: SIM115
     except OSError as error:
         _last_error[0] = os.strerror(error.errno or 0)
         return -1

@@ -307,7 +307,7 @@ class _FormatExpansion:
 
 # ---------------------------------------------------------------- a format as a value
 def format_value(fmt: ast.Const) -> ast.Expr:
-    """A literal where a format is expected: `Fl_format (fun k -> fun %fmt1 -> ... -> k [pieces])`,
+    """A literal where a format is expected: `Fl_format ((fun k -> fun %fmt1 -> ... -> k [pieces]), text)`,
     the pieces (`fl_piece`: text, a `%a`'s printing delayed, `%!`, an `@` directive) made once
     every argument is given."""
     span = fmt.span
@@ -321,7 +321,8 @@ def format_value(fmt: ast.Const) -> ast.Expr:
         else:
             pieces.append(_directive_piece(item, arguments, span))
     made = call_expr(ast.Var("%k", span), [_list(pieces, span)], span)
-    return ast.Construct("Fl_format", (ast.Fun(ast.PVar("%k", span), arguments.around(made), span),), span)
+    function = ast.Fun(ast.PVar("%k", span), arguments.around(made), span)
+    return ast.Construct("Fl_format", (ast.Tuple((function, ast.Const(str(fmt.value), "string", span)), span),), span)
 
 
 def _conversion_piece(item: _Conversion, arguments: _Arguments, span: Span) -> list[ast.Expr]:

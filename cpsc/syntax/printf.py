@@ -57,6 +57,9 @@ def parse_format(text: str, span: Span) -> list[str | tuple[str, str]]:
             break
         if start > position:
             pieces.append(text[position:start])
+        if text.startswith("%,", start):  # OCaml's empty conversion (what `^^` puts between formats)
+            position = start + 2
+            continue
         match = _CONVERSION.match(text, start)
         if match is None or match.group(5) not in _PRIMITIVE and match.group(5) not in _OWN:
             raise CompileError(span, f"invalid or unsupported conversion in the format {text!r}")

@@ -7,7 +7,7 @@ closures, partial application, higher-order calls (functions given closures that
 and pass on), bounded `let rec`, and data: a variant with
 constant and non-constant constructors matched with nested patterns, or-patterns and guards;
 a record with a mutable field; options; lists and the List functions; arrays; refs; `for` and
-`while` loops; structural comparison of all of these; and exceptions (a user exception with
+`while` loops; cyclic lists built by `let rec` of values; structural comparison of all of these; and exceptions (a user exception with
 and without an argument, Division_by_zero, a bad index) raised in `try`s whose handlers match
 some of them and re-raise the rest to an enclosing one.
 """
@@ -52,7 +52,7 @@ class Generator:
         leaves = ["literal"] + (["var"] if any(t == ty for _, t in scope.values) else [])
         nodes = ["if", "let", "call", "lambda", "higher_order", "tuple"] + {
             INT: ["arith", "arith", "div", "conv", "minmax", "match_shape", "list", "array", "loop", "option",
-                  "try", "indexed"],
+                  "try", "indexed", "recursive_value"],
             FLOAT: ["farith", "fconv", "record"],
             BOOL: ["compare", "logic", "data_compare"]}[ty]
         if not self.callable(scope, ty):
@@ -277,6 +277,17 @@ class Generator:
         loop = self.choose([f"for {i} = {start} to {stop} do", f"for {i} = {stop} downto {start} do"])
         return (f"(let {a} = Array.init {size} (fun k -> k * 3) in let {s} = ref 0 in "
                 f"(try {loop} {s} := !{s} + {access} done with Invalid_argument _ -> {s} := !{s} + 100); !{s})")
+
+    def gen_recursive_value(self, ty: str, scope: Scope, depth: int) -> str:
+        """A cycle built by `let rec`: a plain value of the group first (it may raise), then the
+        blocks, whose heads may raise too; then a walk round the cycle, and its identity."""
+        p, c1, c2, walk = scope.fresh("p"), scope.fresh("c"), scope.fresh("c"), scope.fresh("walk")
+        steps = self.draw(st.integers(0, 5))
+        return (f"(let rec {p} = {self.expr(INT, scope, depth)} and {c1} = {self.expr(INT, scope, depth)} :: {p} :: {c2} "
+                f"and {c2} = {self.expr(INT, scope, depth)} :: {c1} in "
+                f"let rec {walk} l k acc = if k = 0 then acc else "
+                f"(match l with x :: r -> {walk} r (k - 1) (acc * 3 + x) | [] -> acc) in "
+                f"{walk} {c1} {steps} 0 + (if List.tl {c2} == {c1} then 1 else 0))")
 
     def gen_option(self, ty: str, scope: Scope, depth: int) -> str:
         x = scope.fresh("x")

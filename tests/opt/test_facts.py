@@ -97,6 +97,20 @@ let () =
         assert OUT_OF_BOUNDS in _function(text, name), name
 
 
+def test_a_continuation_entered_by_callc_is_not_an_arm_of_its_predecessors_branch():
+    """The loop body's `if` is entered by a `callc` from the continuation that ends in the
+    loop's exit test: that test's outcome (`i <> -1`) is not known in it, so `i >= 0` is not,
+    and the check of `a.(i)` stays (found by a random program: `facts` alone removed it)."""
+    source = """
+let h a = let s = ref 0 in
+  (try for i = Array.length a - 1 downto -1 do s := !s + (if i < Array.length a then a.(i) else 7) done
+   with Invalid_argument _ -> s := !s + 100); !s
+let () = print_int (h [||]); print_int (h [| 5 |])
+"""
+    text, _ = _optimised(source, ["facts"])
+    assert OUT_OF_BOUNDS in _function(text, "h")
+
+
 @pytest.mark.parametrize("test, at_the_edge", [
     ("x + 1 > x", "max_int"), ("x - 1 < x", "min_int"), ("x + 2 >= x + 1", "max_int - 1"),
     ("x - 3 <= x - 2", "min_int + 2")])
