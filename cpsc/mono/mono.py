@@ -525,15 +525,17 @@ def with_exit_hook(body: ast.Expr, datatypes: DataTypes) -> ast.Expr:
 
 
 def _run_at_exit(body: ast.Expr, datatypes: DataTypes) -> ast.Expr:
-    """`try body; hook.run () with e -> hook.run (); raise e`"""
+    """`try body; hook.run () with e -> hook.run (); hook.uncaught e` (which raises e again
+    unless `Printexc.set_uncaught_exception_handler` gave a handler)"""
     span = body.span
 
-    def run() -> ast.Expr:
-        function = ast.GetField(ast.Var(EXIT_HOOK, span, _EXIT_HOOK_TYPE), f"{EXIT_HOOK}.fl_exit_run", span,
-                                arrow(UNIT, UNIT))
-        return ast.App(function, ast.Const(None, "unit", span, ty=UNIT), span, UNIT)
+    def field(name: str, t: TCon) -> ast.Expr:
+        return ast.GetField(ast.Var(EXIT_HOOK, span, _EXIT_HOOK_TYPE), f"{EXIT_HOOK}.{name}", span, t)
 
-    raised = ast.App(ast.Var("raise", span, arrow(_EXN, UNIT)), ast.Var("%exit_exn", span, _EXN), span, UNIT)
+    def run() -> ast.Expr:
+        return ast.App(field("fl_exit_run", arrow(UNIT, UNIT)), ast.Const(None, "unit", span, ty=UNIT), span, UNIT)
+
+    raised = ast.App(field("fl_exit_uncaught", arrow(_EXN, UNIT)), ast.Var("%exit_exn", span, _EXN), span, UNIT)
     case = ast.Case(ast.PVar("%exit_exn", span, _EXN), None, ast.Seq(run(), raised, span, UNIT), span, UNIT)
     handler = ast.Match(ast.Var(ast.EXCEPTION_VAR, span, _EXN), (case,), span, UNIT, reraise=True)
     handler = ast.Match(handler.scrutinee, handler.cases, span, UNIT, compile_match(handler, datatypes), reraise=True)

@@ -122,14 +122,6 @@ class ProgramFacts:
             current = self.program.function_table[current].parent
         return False
 
-    def may_return(self, function: str) -> bool:
-        """Whether `function` can return: a reachable jump to `ret function`, or a tail call."""
-        for label in self.conts_of(function):
-            term = self.program.cont_table[label].terminator
-            if isinstance(term, (ir.TailCall, ir.TailApply)) or isinstance(term, ir.Jump) and isinstance(term.target, ir.Ret):
-                return True
-        return False
-
     def size(self, function: str) -> int:
         """Bindings and terminators of `function` and the functions nested in it."""
         if function not in self._sizes:

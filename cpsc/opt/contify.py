@@ -134,7 +134,7 @@ def _contify(program: Program, plan: _Plan, names: NameSupply, facts: ProgramFac
     point: ReturnPoint | None = None
     changed: dict[str, ir.Cont] = {}
     for site in plan.sites:  # all return to the same place: the first one's split serves all
-        site_point = return_point(program, site, names, facts.may_return(g.name))
+        site_point = return_point(program, site, names)
         point = point or site_point
         cont = program.cont_table[site.label]
         changed[site.label] = ir.Cont(site.label, plan.caller, cont.params, site_point.before,

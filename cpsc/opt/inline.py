@@ -85,7 +85,7 @@ class _Inliner:
         program, facts = self.facts.program, self.facts
         callee = program.function_table[site.callee]
         args = site.call(program).args
-        point = return_point(program, site, self.names, facts.may_return(callee.name))
+        point = return_point(program, site, self.names)
         subtree = facts.subtree(callee.name)
         functions = {callee.name: site.function} | {f: self.names.fresh_copy(f) for f in subtree[1:]}
         variables = parameter_values(callee, args)

@@ -86,10 +86,13 @@ class ReturnPoint:
         return self.continuation is None
 
 
-def return_point(program: Program, site: CallSite, names: NameSupply, returns: bool = True) -> ReturnPoint:
+def return_point(program: Program, site: CallSite, names: NameSupply) -> ReturnPoint:
     """Split the calling continuation at the call: what stays before it and where the
-    callee's result goes. A callee that never `returns` (it always raises or exits) needs no
-    receiving continuation: what followed the call is dead and dropped."""
+    callee's result goes. A callee that never returns (it always raises or exits) jumps to no
+    receiving continuation, but what followed the call is kept in one, unreachable, until
+    simplify removes it: a function nested in the caller may use the call's result or what
+    follows it, and must stay well scoped until it goes too (found by random programs: a
+    specialised closure naming the result of a call that inlining showed always raises)."""
     cont = program.cont_table[site.label]
     caller = cont.function
     if site.binding is None:
@@ -100,7 +103,7 @@ def return_point(program: Program, site: CallSite, names: NameSupply, returns: b
     rest = cont.bindings[site.binding + 1:]
     raises: ir.Target = call.handler if call.handler is not None else ir.Exn(caller)
     before = cont.bindings[:site.binding]
-    if not returns or (not rest and call.handler is None and cont.terminator == ir.Jump(ir.Ret(caller), (binding.var,))):
+    if not rest and call.handler is None and cont.terminator == ir.Jump(ir.Ret(caller), (binding.var,)):
         return ReturnPoint(ir.Ret(caller), raises, None, None, before)
     label = names.fresh(f"{site.callee}.ret")
     receiver = ir.Cont(label, caller, (binding.var,), rest, cont.terminator)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cpsc import driver
 from cpsc.cps import ir
 from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
@@ -19,6 +20,7 @@ from cpsc.opt.context import PassContext
 from cpsc.opt.inline import NotInlinable, call_sites, inline_call_site, inline_with_stats
 from cpsc.opt.pipeline import LEVELS
 from cpsc.opt.simplify import simplify
+from cpsc.syntax.interp import run_ast
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -79,6 +81,29 @@ def test_a_raise_in_the_inlined_code_becomes_a_jump_to_the_handler():
     guarded = print_program(after).split("fun guarded(", 1)[1]
     assert "jump caught(" in guarded and "exn check" not in guarded
     assert run_cps(after).stdout == run_cps(before).stdout == "42"
+
+
+def test_inlining_a_call_that_always_raises_keeps_what_follows_it_scoped():
+    """What followed a call of a function that always raises is dead, but a function nested in
+    the caller (here a closure specialised into a known function) may still name the call's
+    result: the code stays, unreachable, until simplify removes it, and every pass of -O2
+    leaves a program the verifier accepts (found by random programs)."""
+    source = """
+exception Ea
+let () = print_float (
+  let rec h17 g18 k19 =
+    if k19 <= 0 then
+      g18 (let rec h22 g23 k24 = if k24 <= 0 then g23 0.5 k24 else h22 g23 (k24 - 1) in
+           h22 (fun x29 -> let w31 = (let f34 = fun x35 -> k19 in f34 0) in fun y30 -> raise Ea) 0) k19
+    else h17 g18 (k19 - 1) in
+  let a20 = h17 (fun x61 -> let w63 = (let v65 = (if 0 = 0 then 0 else 0) in 0) in fun y62 -> x61) 0 in
+  let b21 = h17 (fun x66 y67 -> 0.5) 0 in a20 +. b21)
+"""
+    typed = driver.front_end(source, "raises.fl")
+    optimised, _ = driver.optimise(driver.to_cps(typed), LEVELS[2].passes, verify_each=True,
+                                   context=LEVELS[2].context())
+    assert run_cps(optimised) == run_ast(typed)
+    assert "Ea" in run_cps(optimised).stderr
 
 
 def test_inline_refuses_a_call_of_a_function_inside_itself():

@@ -38,7 +38,8 @@ class Program:
 
     @property
     def ocaml_differs(self) -> bool:
-        """FL may succeed where OCaml 4.13 overflows its stack (LANGUAGE.md, differences 4)."""
+        """FL may succeed where OCaml 4.13 overflows its stack (LANGUAGE.md, differences 4), or
+        the `ocaml` toplevel differs from compiled OCaml (an exception escaping the program)."""
         return "no-ocaml" in self.text
 
     @property
