@@ -59,11 +59,15 @@ def builds_block(expr: ast.Expr) -> bool:
 
 def group_of(bindings: tuple[ast.Binding, ...]) -> RecursiveGroup:
     names = {name for b in bindings for name in ast.pattern_names(b.pattern)}
-    functions = tuple(b for b in bindings if isinstance(ast.unannotated(b.value), ast.Fun))
-    values = [b for b in bindings if not isinstance(ast.unannotated(b.value), ast.Fun)]
-    plain = tuple(b for b in values if not names & ast.mentioned_names([b.value]))
-    blocks = tuple(b for b in values if b not in plain)
-    return RecursiveGroup(plain, blocks, functions)
+    plain: list[ast.Binding] = []
+    blocks: list[ast.Binding] = []
+    functions: list[ast.Binding] = []
+    for b in bindings:
+        if isinstance(ast.unannotated(b.value), ast.Fun):
+            functions.append(b)
+        else:
+            (blocks if names & ast.mentioned_names([b.value]) else plain).append(b)
+    return RecursiveGroup(tuple(plain), tuple(blocks), tuple(functions))
 
 
 def invalid_use(binding: ast.Binding, names: set[str]) -> Span | None:
