@@ -11,7 +11,7 @@ from typing import Any
 
 from cpsc.semantics import builtins
 from cpsc.semantics.values import binary, unary
-from cpsc.types.types import BOOL, CHAR, EXN, FLOAT, INT, STRING, UNIT, TCon
+from cpsc.types.types import BOOL, CHAR, EXN, EXNID, FLOAT, INT, STRING, UNIT, TCon
 
 
 @dataclass(frozen=True)
@@ -161,6 +161,14 @@ GENERIC: dict[str, GenericOp] = {op.name: op for op in [
               else "takes a size and makes an array"),
     GenericOp("update_dummy", False, lambda a, r: None if len(a) == 3 and a[0] == a[1] and a[2] == INT
               and r == UNIT else "takes a dummy, its value and a size"),
+    # `let exception`: a new identity for the exception declared (a copy of its declared one)
+    GenericOp("fresh_exception", False, lambda a, r: None if a == [EXNID] and r == EXNID
+              else "takes an exception identity and makes a new one"),
+    # an exception identity's place in `compare`'s order, and the identity it was copied from
+    GenericOp("exception_order", True, lambda a, r: None if a == [EXNID] and r == INT
+              else "takes an exception identity and gives an int"),
+    GenericOp("declared_exception", True, lambda a, r: None if a == [EXNID] and r == EXNID
+              else "takes an exception identity and gives one"),
     # Hashtbl.hash of a value of any type, guided by its type's descriptor (cpsc.semantics.hashing)
     GenericOp("hash", True, lambda a, r: None if len(a) == 2 and a[0] == STRING and r == INT
               else "takes a descriptor and a value and gives an int"),
@@ -191,7 +199,9 @@ _GENERIC_SEMANTICS: dict[str, Any] = {
     "array_make": builtins.array_make, "array_empty": builtins.FlArray, "array_length": len,
     "array_unsafe_get": lambda a, i: a[i], "array_unsafe_set": builtins.DATA_PRIMITIVES["Array.unsafe_set"][1],
     "compare_partial_float": _compare_partial_float, "dummy_block": builtins.dummy_block,
-    "dummy_array": builtins.dummy_array, "update_dummy": builtins.update_dummy, "hash": builtins.DATA_PRIMITIVES["fl_hash_with"][1],
+    "dummy_array": builtins.dummy_array, "update_dummy": builtins.update_dummy,
+    "fresh_exception": builtins.fresh_exception, "exception_order": lambda e: e.order,
+    "declared_exception": lambda e: e.declared, "hash": builtins.DATA_PRIMITIVES["fl_hash_with"][1],
 }
 
 

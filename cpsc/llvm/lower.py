@@ -54,6 +54,7 @@ RUNTIME = {
     "fl_remove_file": (I64, [PTR]), "fl_file_exists": (I64, [PTR]), "fl_cpu_time": (F64, []),
     "fl_channel_length": (I64, [I64]), "fl_channel_pos": (I64, [I64]), "fl_channel_seek": (I64, [I64, I64]),
     "fl_has_env": (I64, [PTR]), "fl_getenv": (PTR, [PTR]), "fl_update_dummy": (VOID, [PTR, PTR, I64]),
+    "fl_fresh_exception": (PTR, [PTR]),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
     "tan": (F64, [F64]), "atan": (F64, [F64]), "ceil": (F64, [F64]), "log10": (F64, [F64]),
@@ -228,10 +229,14 @@ class ModuleLowering:
         return self.strings[text]
 
     def exception_id(self, exception: ExceptionId) -> ll.GlobalVariable:
-        """An exception's identity: read-only data `{name, kinds}` (two strings) that the runtime
-        prints an uncaught exception from; its address is what `phys_eq` compares."""
+        """An exception's identity: read-only data `{name, kinds, order, declared}`: the two
+        strings the runtime prints an uncaught exception from, its place in `compare`'s order
+        (`ExceptionId.order`) and itself (what a local exception's evaluations copy: each of
+        them is an identity of its own, `fl_fresh_exception`). Its address is what `phys_eq`
+        compares."""
         if exception.key not in self.exception_ids:
-            init = ll.Constant.literal_struct([self.string(exception.name), self.string(exception.kinds)])
+            fields = [self.string(exception.name), self.string(exception.kinds), I64(exception.order)]
+            struct = ll.Constant.literal_struct([*fields, ll.Constant(PTR, None)]).type
             if self.part is None:
                 name, linkage = f"exception.{len(self.exception_ids)}", "private"
             else:
@@ -239,8 +244,9 @@ class ModuleLowering:
                 # must be the same in every part.
                 digest = hashlib.sha256(exception.key.encode()).hexdigest()[:16]
                 name, linkage = f"fl.exception.{digest}", "linkonce_odr hidden"
-            g = ll.GlobalVariable(self.module, init.type, name)
-            g.initializer, g.global_constant, g.linkage = init, True, linkage
+            g = ll.GlobalVariable(self.module, struct, name)
+            g.initializer = ll.Constant.literal_struct([*fields, g])
+            g.global_constant, g.linkage = True, linkage
             self.exception_ids[exception.key] = g
         return self.exception_ids[exception.key]
 
@@ -770,6 +776,9 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "dummy_block": lambda f, a, r: f.rt("fl_alloc", f.builder.shl(a[0], I64(3))),
     "dummy_array": lambda f, a, r: f.rt("fl_alloc", f.builder.shl(a[0], I64(3))),
     "update_dummy": lambda f, a, r: _effect(f, "fl_update_dummy", a),
+    "fresh_exception": lambda f, a, r: f.rt("fl_fresh_exception", a[0]),
+    "exception_order": lambda f, a, r: f.builder.load(f.slot(a[0], 2), typ=I64),
+    "declared_exception": lambda f, a, r: f.builder.load(f.slot(a[0], 3), typ=PTR),
     "array_empty": lambda f, a, r: f.rt("fl_array_make", I64(0), I64(0), I64(1)),
     "array_length": lambda f, a, r: f.builder.load(a[0], typ=I64),
     "array_unsafe_get": lambda f, a, r: f.builder.load(f.element(a[0], a[1], lltype(r)), typ=lltype(r)),

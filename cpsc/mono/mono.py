@@ -9,7 +9,7 @@ type in `ty`; a type variable that nothing constrains (e.g. in `ignore []`) beco
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cpsc.mono.decision import compile_match
 from cpsc.semantics.builtins import COMPARISONS
@@ -61,6 +61,8 @@ class Monomorphiser:
         # While only looking for warnings in code the program does not use (see `check_unused`):
         # nothing is marked used and no instance is made.
         self.checking = False
+        # a local exception's key -> the key of its instance at the ground types being made
+        self.exception_instances: dict[str, str] = {}
 
     # ---------------------------------------------------------------- types
     def ground(self, t: Type, subst: dict[int, Type]) -> Type:
@@ -102,7 +104,7 @@ class Monomorphiser:
         if isinstance(p, ast.PConst):
             return ast.PConst(p.value, p.kind, p.span, t)
         if isinstance(p, ast.PConstruct):
-            key = self.typing.constructors[id(p)]
+            key = self.constructor_key(p)
             arity = len(self.datatypes.constructors[key].args)
             if arity > 1 and len(p.args) == 1 and isinstance(p.args[0], ast.PWild):  # `C _`
                 types = self.datatypes.constructor_args(key, t)  # type: ignore[arg-type]
@@ -168,12 +170,14 @@ class Monomorphiser:
     def data_expr(self, e: ast.Expr, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         t = self.type_of(e, subst)
         if isinstance(e, ast.Construct):
-            key = self.typing.constructors[id(e)]
+            key = self.constructor_key(e)
             arity = len(self.datatypes.constructors[key].args)
             args = constructor_arguments(key, e.args, e.span, arity)
             return ast.Construct(key, tuple(self.expr(a, env, subst) for a in args), e.span, t)  # type: ignore[arg-type]
         if isinstance(e, ast.Match):
             return self.match(e, env, subst)
+        if isinstance(e, ast.LetException):
+            return self.let_exception(e, env, subst)
         if isinstance(e, ast.Try):
             body = self.expr(e.body, env, subst)
             with env.scope():
@@ -202,6 +206,34 @@ class Monomorphiser:
                 env.bind(e.var, e.var)
                 return ast.For(e.var, start, stop, e.up, self.expr(e.body, env, subst), e.span, t)
         raise AssertionError(e)
+
+    def constructor_key(self, node: ast.Construct | ast.PConstruct) -> str:
+        key = self.typing.constructors[id(node)]
+        return self.exception_instances.get(key, key)
+
+    def let_exception(self, e: ast.LetException, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
+        """A local exception is declared at each ground instance of the function it is in:
+        its arguments may name the function's locally abstract types (its identity is made at
+        run time anyway: one key per instance changes nothing that a program sees)."""
+        key = self.typing.constructors[id(e)]
+        info = self.datatypes.constructors[key]
+        assert info.exception is not None
+        args = tuple(self.ground(a, subst) for a in info.args)
+        instance = f"{key}<{', '.join(show(a) for a in args)}>"
+        if instance not in self.datatypes.constructors:
+            # (a key of its own, printed as the name before the `/`: two local exceptions of
+            # one name are two identities, and `compare` tells their declarations apart)
+            self.datatypes.add_exception(instance, info.name, args, f"{info.exception.key}/{instance}")
+        outer = self.exception_instances.get(key)
+        self.exception_instances[key] = instance
+        try:
+            body = self.expr(e.body, env, subst)
+        finally:
+            if outer is None:
+                del self.exception_instances[key]
+            else:
+                self.exception_instances[key] = outer
+        return ast.LetException(replace(e.declaration, name=instance), body, e.span, body.ty)
 
     def match(self, e: ast.Match, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         scrutinee = self.expr(e.scrutinee, env, subst)

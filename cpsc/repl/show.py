@@ -56,7 +56,7 @@ let {PREFIX}_depth = ref 0
 let {PREFIX}_nested show =
   if !{PREFIX}_depth >= 100 then "..."
   else (incr {PREFIX}_depth; let s = show () in decr {PREFIX}_depth; s)
-let {PREFIX}_exn_hook = ref (fun (_ : bool) (_ : exn) -> "<exn>")
+let {PREFIX}_exn_hook = ref (fun (_ : bool) (e : exn) -> Printexc.to_string e)
 let {PREFIX}_exn p e =
   match e with
   | Failure s -> {PREFIX}_paren p ("Failure " ^ Printf.sprintf "%S" s)

@@ -192,7 +192,21 @@ void fl_exit(int64_t status) { fl_flush(); exit((int)status); }
    that may raise tests it. An exception is a block whose slot 0 points to its identity. */
 void *fl_exception = NULL;
 
-typedef struct { fl_string *name; fl_string *kinds; } fl_exception_id;
+/* An exception's identity (cpsc/llvm/lower.py, exception_id): what an uncaught one prints
+   (its name, and how to print its arguments), its place in `compare`'s order, and the identity
+   declared, of which a local exception's evaluations are copies. */
+typedef struct { fl_string *name; fl_string *kinds; int64_t order; void *declared; } fl_exception_id;
+
+/* `let exception E`: each evaluation makes an identity of its own, ordered after the declared
+   ones (ordered by a hash below 2^56: cpsc/semantics/builtins.py, ExceptionId.order). */
+static int64_t fresh_exception_order = (int64_t)1 << 56;
+
+void *fl_fresh_exception(const fl_exception_id *declared) {
+    fl_exception_id *id = fl_alloc(sizeof *id);
+    *id = *declared;
+    id->order = fresh_exception_order++;
+    return id;
+}
 
 static void append(char *out, size_t size, size_t *n, const char *text) {
     while (*text && *n + 1 < size) out[(*n)++] = *text++;

@@ -6,12 +6,14 @@ construction, and the native runtime (`cpsc/runtime/runtime.c`) implements the s
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import math
 import os
 import struct
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cpsc.semantics import channels
@@ -96,10 +98,35 @@ class ExceptionId:
 
     key: str
     kinds: str
+    # 0 for a declared exception; a `let exception`'s evaluations are told apart by theirs
+    serial: int = 0
 
     @property
     def name(self) -> str:
         return self.key.split("/")[0]
+
+    @property
+    def order(self) -> int:
+        """Where `compare` places the exceptions of this identity among others', the same at
+        every level: a declared one by a hash of its key, then a local one's evaluations in
+        the order they were made (the runtime's `fl_fresh_exception` counts from 2^56 too)."""
+        if self.serial:
+            return self.serial
+        return int.from_bytes(hashlib.sha256(self.key.encode()).digest()[:7], "little")
+
+    @property
+    def declared(self) -> ExceptionId:
+        """The identity declared, of which a local exception's evaluations are copies."""
+        return replace(self, serial=0)
+
+
+FIRST_FRESH_EXCEPTION = 1 << 56
+_EXCEPTION_SERIALS = itertools.count(FIRST_FRESH_EXCEPTION)
+
+
+def fresh_exception(declared: ExceptionId) -> ExceptionId:
+    """The identity of a local exception made by one evaluation of its `let exception`."""
+    return replace(declared, serial=next(_EXCEPTION_SERIALS))
 
 
 PREDEFINED_EXCEPTIONS: dict[str, ExceptionId] = {name: ExceptionId(name, kinds) for name, kinds in [
@@ -305,6 +332,8 @@ def compare_values(a: object, b: object, total: bool = True) -> int:
         return 1
     if a is None:
         return 0
+    if isinstance(a, ExceptionId):
+        a, b = a.order, b.order  # type: ignore[attr-defined]
     return -1 if a < b else (1 if a > b else 0)  # type: ignore[operator]
 
 

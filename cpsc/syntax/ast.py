@@ -314,6 +314,24 @@ EXCEPTION_VAR = "%exn"  # a name no program can write
 
 
 @dataclass(frozen=True, slots=True)
+class LetException:
+    """`let exception E of t in body`. Each evaluation makes an exception of its own (OCaml's
+    are generative): a function declaring one and called twice raises two exceptions that do
+    not match each other. The parser names the constructor uniquely (`E'local3_7`, `shown` as
+    E) and renames body's `E`s; after monomorphisation `declaration.name` is its key."""
+
+    declaration: ExceptionDecl
+    body: Expr
+    span: Span
+    ty: Any = field(default=None, compare=False, repr=False)
+
+
+def local_exception_identity(key: str) -> str:
+    """The name, bound in `let exception`'s body, of the identity its evaluation made."""
+    return "%exception " + key
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """`{ x = e; ... }`, or `{ base with x = e; ... }` when `base` is given."""
 
@@ -391,7 +409,7 @@ class LetModule:
 
 
 Expr = Union[Const, Var, App, Fun, Let, If, Seq, Tuple, Annot, Construct, Match, Record, GetField, SetField,
-             ArrayLit, While, For, Try, LocalOpen, LetModule]
+             ArrayLit, While, For, Try, LetException, LocalOpen, LetModule]
 
 # ------------------------------------------------------------------ programs
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cpsc.semantics import builtins
-from cpsc.semantics.builtins import DATA_PRIMITIVES, FlArray, FlRaise, fail
+from cpsc.semantics.builtins import DATA_PRIMITIVES, FlArray, FlRaise, fail, fresh_exception
 from cpsc.semantics.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, machine, run_deep, unary
 from cpsc.syntax import ast, recursive_values
 
@@ -64,10 +64,14 @@ class Interpreter:
         return binary(prim.name, args[0], args[1])
 
     # ---------------------------------------------------------------- data
-    def construct(self, key: str, args: list[Any]) -> Any:
+    def exception_identity(self, key: str, env: dict[str, Any]) -> Any:
+        """A local exception's identity is the one its `let exception` made (bound in env)."""
+        return env.get(ast.local_exception_identity(key), self.datatypes.constructors[key].exception)
+
+    def construct(self, key: str, args: list[Any], env: dict[str, Any]) -> Any:
         info = self.datatypes.constructors[key]
         if info.exception is not None:
-            return tuple([info.exception] + args)
+            return tuple([self.exception_identity(key, env)] + args)
         if info.constant:
             return info.index
         return tuple([info.index] + args) if info.tagged else tuple(args)
@@ -103,7 +107,7 @@ class Interpreter:
             return all(self.matches(p, value[self.datatypes.fields[key].index], env) for key, p in pattern.fields)
         assert isinstance(pattern, ast.PConstruct)
         info = self.datatypes.constructors[pattern.name]
-        if info.exception is not None and value[0] != info.exception:
+        if info.exception is not None and value[0] != self.exception_identity(pattern.name, env):
             return False
         if info.constant:
             return isinstance(value, int) and value == info.index  # (a block is a tuple or a list)
@@ -165,6 +169,11 @@ class Interpreter:
                 expr = expr.expr
             elif isinstance(expr, ast.Match):
                 expr, env = self.match(expr, env)
+            elif isinstance(expr, ast.LetException):
+                key = expr.declaration.name
+                env = dict(env)
+                env[ast.local_exception_identity(key)] = fresh_exception(self.datatypes.constructors[key].exception)
+                expr = expr.body
             elif isinstance(expr, ast.Try):
                 try:
                     return self.eval(expr.body, env)  # not a tail call: the handler is waiting
@@ -177,7 +186,7 @@ class Interpreter:
 
     def eval_data(self, expr: ast.Expr, env: dict[str, Any]) -> Any:
         if isinstance(expr, ast.Construct):
-            return self.construct(expr.name, [self.eval(a, env) for a in expr.args])
+            return self.construct(expr.name, [self.eval(a, env) for a in expr.args], env)
         if isinstance(expr, ast.Record):
             return self.record(expr, env)
         if isinstance(expr, ast.GetField):

@@ -11,7 +11,7 @@ import re
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
@@ -317,8 +317,6 @@ class _ToAst:
         self.module_expressions = False
         # the modules that qualified value and type names begin with (`Bytes` of `Bytes.make`)
         self.qualifiers: set[str] = set()
-        # local exceptions (`let exception`) to declare before the declaration they are in
-        self.hoisted: list[ast.ExceptionDecl] = []
         # the bindings annotated `: 'a. t`, by id: checked after a top-level declaration
         self.polymorphic: dict[int, tuple[ast.Binding, ast.TypeExpr]] = {}
 
@@ -538,11 +536,17 @@ class _ToAst:
         return _ExceptionCase(ast.Case(pattern, guard, rest[-1], self._span((keyword, rest[-1]))))
 
     def let_exception(self, keyword: Token, decl: ast.ExceptionDecl, body: ast.Expr) -> ast.Expr:
-        """`let exception E in body`: E is declared before the top-level declaration this is
-        in (`hoisted`), under a name no other exception has, which body's `E`s are made."""
+        """`let exception E in body`, under a name no other exception has, which body's `E`s
+        are made. Its arguments may name the locally abstract types of a function it is in
+        (`(type t)` becomes `'t` later), but not type variables, as in OCaml."""
+        for arg in decl.args:
+            for node in _type_nodes(arg):
+                if isinstance(node, ast.TyVar):
+                    raise CompileError(node.span, f"The type variable {node.name} is unbound in this type declaration.")
         unique = f"{decl.name}'local{decl.span.line}_{decl.span.col}"  # (where it is: one name a declaration)
-        self.hoisted.append(replace(decl, name=unique, shown=decl.name))
-        return _ConstructorRenamer(decl.name, unique).node(body)
+        renamed = _ConstructorRenamer(decl.name, unique).node(body)
+        return ast.LetException(replace(decl, name=unique, shown=decl.name), renamed,
+                                self._span((keyword, body)))
 
     def gadt_constr(self, name: Token, type_expr: ast.TypeExpr) -> ast.ConstructorDecl:
         raise CompileError(self._span((name, type_expr)), "GADTs (constructors declared with a type) are not part of FL")
@@ -555,11 +559,7 @@ class _ToAst:
     def toplevel_expr(self, expr: ast.Expr, *separators: Token) -> _TopLevelItem:
         span = expr.span
         declaration = ast.LetDecl(False, (ast.Binding(ast.PWild(span), expr, span),), span)
-        return _TopLevelItem([*self._take_hoisted(), declaration], bool(separators), span, expression=True)
-
-    def _take_hoisted(self) -> list[ast.Declaration]:
-        hoisted, self.hoisted = self.hoisted, []
-        return list(hoisted)
+        return _TopLevelItem([declaration], bool(separators), span, expression=True)
 
     def declaration(self, decl: Any, *separators: Token) -> _TopLevelItem:
         declarations = decl if isinstance(decl, list) else [decl]
@@ -568,8 +568,7 @@ class _ToAst:
     def let_decl(self, *parts: Any) -> ast.Declaration | list[ast.Declaration]:
         is_rec, bindings = self._rec_bindings(parts)
         span = self._span(parts)
-        declarations: list[ast.Declaration] = self._take_hoisted()
-        declarations += self._let_declarations(is_rec, bindings, span)
+        declarations: list[ast.Declaration] = list(self._let_declarations(is_rec, bindings, span))
         declarations += self._polymorphic_checks(bindings)  # (after: a check reads the value's type)
         return declarations[0] if len(declarations) == 1 else declarations
 
@@ -1505,6 +1504,19 @@ class _Parameter:
         # (the option is named where the pattern is: OCaml places a warning of the parameter there)
         return ast.Fun(ast.PVar(given, self.pattern.span), ast.Let(False, (binding,), body, span), span,
                        label=self.label)
+
+
+def _type_nodes(texpr: ast.TypeExpr) -> Iterator[ast.TypeExpr]:
+    stack = [texpr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.TyArrow):
+            stack.extend((node.param, node.result))
+        elif isinstance(node, ast.TyTuple):
+            stack.extend(node.items)
+        elif isinstance(node, ast.TyName):
+            stack.extend(node.args)
 
 
 class _TypeNamesRenamer:

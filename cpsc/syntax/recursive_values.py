@@ -35,9 +35,10 @@ class RecursiveGroup:
 
 
 def final_expression(expr: ast.Expr) -> ast.Expr:
-    """What `expr` evaluates to last: through `let ... in`, `e1; e2` and annotations."""
+    """What `expr` evaluates to last: through `let ... in`, `let exception`, `e1; e2` and
+    annotations."""
     while True:
-        if isinstance(expr, ast.Let):
+        if isinstance(expr, (ast.Let, ast.LetException)):
             expr = expr.body
         elif isinstance(expr, ast.Seq):
             expr = expr.second
@@ -93,8 +94,9 @@ def invalid_use(binding: ast.Binding, names: set[str]) -> Span | None:
             stack.extend((arg, mode) for arg in node.args)
         elif isinstance(node, ast.Record) and node.base is None:
             stack.extend((value, mode) for _, value in node.fields)
-        elif isinstance(node, (ast.Let, ast.Seq, ast.Annot)):
-            tail = node.body if isinstance(node, ast.Let) else node.second if isinstance(node, ast.Seq) else node.expr
+        elif isinstance(node, (ast.Let, ast.LetException, ast.Seq, ast.Annot)):
+            tail = node.body if isinstance(node, (ast.Let, ast.LetException)) else \
+                node.second if isinstance(node, ast.Seq) else node.expr
             stack.append((tail, mode))
             stack.extend((child, _INSPECTED) for child in _children(node) if child is not tail)
         else:

@@ -17,7 +17,7 @@ from cpsc.cps.names import NameSupply
 from cpsc.syntax import ast
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataTypes
-from cpsc.types.types import TCon
+from cpsc.types.types import EXNID, TCon
 
 
 @dataclass
@@ -87,6 +87,14 @@ class Builder:
     def tail(self, expr: ast.Expr, target: ir.Target, env: Scope[Any]) -> None:
         """Convert `expr` so that its value is passed to `target`; this finishes the block."""
         raise NotImplementedError
+
+    def exception_identity(self, key: str, env: Scope[Any] | None) -> ir.Operand:
+        """An exception's identity: the one a local exception's `let exception` made, bound
+        in its body, or the declared one."""
+        local = None if env is None else env.get(ast.local_exception_identity(key))
+        if local is not None:
+            return local  # type: ignore[no-any-return]
+        return ir.Const(self.datatypes.constructors[key].exception, EXNID)
 
     def exception(self, name: str, args: tuple[ir.Operand, ...] = ()) -> ir.Operand:
         """A value of one of OCaml's predefined exceptions (declared by the prelude)."""

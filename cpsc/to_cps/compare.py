@@ -12,7 +12,7 @@ from __future__ import annotations
 from cpsc.cps import ir
 from cpsc.cps.primops import COMPARABLE
 from cpsc.to_cps.builder import Builder
-from cpsc.types.types import BOOL, INT, TCon
+from cpsc.types.types import BOOL, EXNID, INT, TCon
 
 
 def comparison_function(c: Builder, t: TCon, total: bool) -> str:
@@ -131,6 +131,9 @@ class _Builder:
     def blocks(self, a: ir.Operand, b: ir.Operand) -> None:
         """Two blocks of the variant: by tag, then the arguments of their constructor."""
         c = self.c
+        if self.t.name == "exn":
+            self.exceptions(a, b)
+            return
         constructors = [k for k in c.datatypes.types[self.t.name].constructors if not k.constant]
         if len(constructors) == 1:
             self.components(a, b, list(c.datatypes.constructor_args(constructors[0].key, self.t)), 0)
@@ -144,6 +147,26 @@ class _Builder:
         for k, (_, label) in zip(constructors, labels):
             c.start(label)
             self.components(a, b, list(c.datatypes.constructor_args(k.key, self.t)), 1)
+
+    def exceptions(self, a: ir.Operand, b: ir.Operand) -> None:
+        """Two exceptions: by identity, in the order `exception_order` gives (a local
+        exception's evaluations are different exceptions), then the arguments of the
+        constructor their identity was declared by."""
+        c = self.c
+        identity_a = c.emit("identity", EXNID, ir.Field(a, 0))
+        identity_b = c.emit("identity", EXNID, ir.Field(b, 0))
+        order_a = c.emit("order", INT, ir.Prim("exception_order", (identity_a,)))
+        order_b = c.emit("order", INT, ir.Prim("exception_order", (identity_b,)))
+        self.unless_zero(c.emit("c", INT, ir.Prim("compare_int", (order_a, order_b))))
+        declared = c.emit("declared", EXNID, ir.Prim("declared_exception", (identity_a,)))
+        for k in c.datatypes.types["exn"].constructors:
+            if k.args:
+                same = c.emit("same", BOOL, ir.Prim("phys_eq", (declared, ir.Const(k.exception, EXNID))))
+                this, other = self.branch(same)
+                c.start(this)
+                self.components(a, b, list(k.args), 1)  # type: ignore[arg-type]
+                c.start(other)
+        self.result(ir.Const(0, INT))
 
     def array(self, a: ir.Operand, b: ir.Operand) -> None:
         """By length, then element by element (a loop of continuations)."""

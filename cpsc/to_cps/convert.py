@@ -377,7 +377,7 @@ class Converter(Builder):
 
     def data_value(self, expr: ast.Expr, env: Scope[_Entry]) -> ir.Operand:
         if isinstance(expr, ast.Construct):
-            return self.construct(expr.name, [self.value(a, env) for a in expr.args], expr.ty)
+            return self.construct(expr.name, [self.value(a, env) for a in expr.args], expr.ty, env)
         if isinstance(expr, ast.Record):
             return self.record(expr, env)
         if isinstance(expr, ast.GetField):
@@ -397,15 +397,26 @@ class Converter(Builder):
             return self.region_value(expr, env, self.tail_of)
         if isinstance(expr, ast.Try):
             return self.region_value(expr, env, self.tail_of)
+        if isinstance(expr, ast.LetException):
+            with env.scope():
+                self.declare_local_exception(expr, env)
+                return self.value(expr.body, env)
         raise AssertionError(expr)
+
+    def declare_local_exception(self, expr: ast.LetException, env: Scope[_Entry]) -> None:
+        """`let exception E`: a new identity for E, which its body's `E`s are made and matched with."""
+        key = expr.declaration.name
+        declared = ir.Const(self.datatypes.constructors[key].exception, EXNID)
+        identity = self.emit(expr.declaration.shown or key, EXNID, ir.Prim("fresh_exception", (declared,)))
+        env.bind(ast.local_exception_identity(key), identity)
 
     def tail_of(self, expr: ast.Expr, env: Scope[_Entry], target: ir.Target) -> None:
         self.tail(expr, target, env)
 
-    def construct(self, key: str, args: list[ir.Operand], t: TCon) -> ir.Operand:
+    def construct(self, key: str, args: list[ir.Operand], t: TCon, env: Scope[_Entry] | None = None) -> ir.Operand:
         info = self.datatypes.constructors[key]
         if info.exception is not None:
-            return self.emit(info.name, t, ir.MakeBlock((ir.Const(info.exception, EXNID), *args)))
+            return self.emit(info.name, t, ir.MakeBlock((self.exception_identity(key, env), *args)))
         if info.constant:
             return self.emit(info.name if info.name.isalpha() else "nil", t,
                              ir.Prim("immediate", (ir.Const(info.index, INT),)))
@@ -540,6 +551,10 @@ class Converter(Builder):
             self.match(expr, env, target)
         elif isinstance(expr, ast.Try):
             self.try_with(expr, env, target)
+        elif isinstance(expr, ast.LetException):
+            with env.scope():
+                self.declare_local_exception(expr, env)
+                self.tail(expr.body, target, env)
         else:
             self.finish(ir.Jump(target, (self.value(expr, env),)))
 

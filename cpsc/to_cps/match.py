@@ -167,7 +167,7 @@ class MatchConverter:
         default = self.subtree(node.default, "otherwise")
         identity = self.c.emit("identity", EXNID, ir.Field(self.values[node.occurrence.id], 0))
         for i, (head, label) in enumerate(labels):
-            known = ir.Const(info[str(head)].exception, EXNID)
+            known = self.c.exception_identity(str(head), self.env)
             same = self.c.emit("same", BOOL, ir.Prim("phys_eq", (identity, known)))
             following = default if i == len(labels) - 1 else self.c.names.fresh("exception_test")
             self.c.finish(ir.Branch(same, label, following))

@@ -121,18 +121,22 @@ class DataTypes:
         self.constructors.update((c.key, c) for c in datatype.constructors)
         self.fields.update((f.key, f) for f in datatype.fields)
 
-    def add_exception(self, key: str, name: str, args: tuple[Type, ...], display: str) -> None:
-        """`exception name of args`, printed `display` when uncaught."""
+    def add_exception(self, key: str, name: str, args: tuple[Type, ...], display: str, listed: bool = True) -> None:
+        """`exception name of args`, printed `display` when uncaught. A local exception is
+        `listed` among the constructors of `exn` (which later stages go through) only at each
+        ground instance monomorphisation makes of it: its arguments may name type variables."""
         kinds = "T" if display in EXCEPTION_FORMATS else self.exception_kinds(args)
         info = ConstructorInfo(key, name, "exn", args, 0, False, ExceptionId(display, kinds))
-        exn = self.types["exn"]
-        self.types["exn"] = DataType("exn", (), exn.constructors + (info,))
+        if listed:
+            exn = self.types["exn"]
+            self.types["exn"] = DataType("exn", (), exn.constructors + (info,))
         self.constructors[key] = info
 
     def exception_kinds(self, args: tuple[Type, ...]) -> str:
         """How the uncaught-exception message prints each argument (see `ExceptionId`)."""
         def kind(t: Type) -> str:
-            assert isinstance(t, TCon)
+            if not isinstance(t, TCon):  # a local exception's, until monomorphisation
+                return "_"
             if t.name in ("int", "char", "bool", "unit"):
                 return "i"
             if t.name in ("string", "float"):
@@ -209,7 +213,8 @@ class DataTypes:
 
 
 def substitute(t: Type, mapping: dict[str, Type]) -> Type:
-    assert isinstance(t, TCon)
+    if not isinstance(t, TCon):  # a local exception's argument: the enclosing function's type
+        return t
     if t.name in mapping and not t.args:
         return mapping[t.name]
     if not t.args:

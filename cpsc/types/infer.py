@@ -323,21 +323,23 @@ class Inferencer:
             elif isinstance(texpr, ast.TyTuple):
                 stack.extend(texpr.items)
 
-    def exception_declaration(self, decl: ast.ExceptionDecl) -> None:
+    def exception_declaration(self, decl: ast.ExceptionDecl, local: bool = False) -> str:
         """`exception E of ...`: a constructor of `exn`. An uncaught one prints as OCaml's native
         code does: qualified by the compilation unit (`Prog.E`, or `Prog.M.E` in a module),
         except the prelude's: OCaml's predefined exceptions, unqualified, and the others
         qualified as the standard library's (`Stdlib.Exit`, `Stdlib.Stack.Empty`)."""
         name = decl.name
         key = name if name not in self.decls.datatypes.constructors else self.fresh_key(name)
-        args = tuple(self.declared_type(a, {}) for a in decl.args)
+        # a local one's arguments may name the enclosing function's locally abstract types
+        args = tuple(self.type_of_annotation(a) if local else self.declared_type(a, {}) for a in decl.args)
         predefined = self.unit_name is None and not decl.module and name in PREDEFINED_EXCEPTIONS
         unit = self.unit_name if self.unit_name is not None else (None if predefined else "Stdlib")
         qualified = ".".join(part for part in (unit, decl.module, name) if part)
         self.register_constructor(name, decl.module, key)
         # (a local exception is shown unqualified, as OCaml's native code shows it)
         shown = decl.shown or qualified + key[len(name):]
-        self.decls.datatypes.add_exception(key, decl.shown or name, args, shown)
+        self.decls.datatypes.add_exception(key, decl.shown or name, args, shown, listed=not local)
+        return key
 
     def register_constructor(self, name: str, module: str | None, key: str) -> None:
         """`C` names the constructor declared last, and `M.C` the one module M declares (two
@@ -624,6 +626,9 @@ class Inferencer:
                 env.bind(ast.EXCEPTION_VAR, Scheme((), EXN))
                 self.expect(self.infer(expr.handler, env), body, expr.handler.span)
             return body
+        if isinstance(expr, ast.LetException):
+            self.typing.constructors[id(expr)] = self.exception_declaration(expr.declaration, local=True)
+            return self.infer(expr.body, env)
         if isinstance(expr, ast.Record):
             return self.infer_record(expr, env)
         if isinstance(expr, (ast.GetField, ast.SetField)):
