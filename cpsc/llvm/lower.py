@@ -35,7 +35,7 @@ PTR = ll.PointerType()
 VOID = ll.VoidType()
 
 RUNTIME = {
-    "fl_alloc": (PTR, [I64]), "fl_print_int": (VOID, [I64]), "fl_print_char": (VOID, [I8]),
+    "fl_alloc": (PTR, [I64]), "fl_alloc_zeroed": (PTR, [I64]), "fl_print_int": (VOID, [I64]), "fl_print_char": (VOID, [I8]),
     "fl_print_string": (VOID, [PTR]), "fl_prerr_string": (VOID, [PTR]), "fl_print_float": (VOID, [F64]), "fl_flush": (VOID, []),
     "fl_string_of_int": (PTR, [I64]), "fl_string_of_float": (PTR, [F64]),
     "fl_concat": (PTR, [PTR, PTR]), "fl_compare_string": (I64, [PTR, PTR]),
@@ -271,7 +271,7 @@ class ModuleLowering:
         entry = ll.Function(self.module, ll.FunctionType(VOID, []), "fl_program")
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         if self.global_slots:
-            b.store(b.call(self.runtime["fl_alloc"], [I64(8 * len(self.global_slots))]), self.globals_record)
+            b.store(b.call(self.runtime["fl_alloc_zeroed"], [I64(8 * len(self.global_slots))]), self.globals_record)
         b.call(self.functions[self.ssa.main], [], cconv=self.conventions[self.ssa.main])
         b.ret_void()
         return self.module
@@ -379,6 +379,11 @@ class FunctionLowering:
             record = self.rt("fl_alloc_atomic" if atomic else "fl_alloc", size)
         for i, v in enumerate(values):
             self.builder.store(v, self.slot(record, i))
+        if not atomic:
+            # fl_alloc's blocks are not cleared, and the collector scans every word of one:
+            # a padding word must not hold a pointer of the block's last use
+            for i in range(len(values), -(-size_bytes // 16) * 2):
+                self.builder.store(I64(0), self.slot(record, i))
         return record
 
     # ---------------------------------------------------------------- values
@@ -773,8 +778,8 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "immediate_value": lambda f, a, r: f.builder.ashr(f.builder.ptrtoint(a[0], I64), I64(1)),
     "phys_eq": lambda f, a, r: f.builder.icmp_unsigned("==", a[0], a[1]),
     "array_make": _array_make,
-    "dummy_block": lambda f, a, r: f.rt("fl_alloc", f.builder.shl(a[0], I64(3))),
-    "dummy_array": lambda f, a, r: f.rt("fl_alloc", f.builder.shl(a[0], I64(3))),
+    "dummy_block": lambda f, a, r: f.rt("fl_alloc_zeroed", f.builder.shl(a[0], I64(3))),
+    "dummy_array": lambda f, a, r: f.rt("fl_alloc_zeroed", f.builder.shl(a[0], I64(3))),
     "update_dummy": lambda f, a, r: _effect(f, "fl_update_dummy", a),
     "fresh_exception": lambda f, a, r: f.rt("fl_fresh_exception", a[0]),
     "exception_order": lambda f, a, r: f.builder.load(f.slot(a[0], 2), typ=I64),
