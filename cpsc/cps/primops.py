@@ -110,6 +110,7 @@ _add("channel_length", (INT,), INT, "fl_channel_length", pure=False)  # -1: not 
 _add("channel_pos", (INT,), INT, "fl_channel_pos", pure=False)
 _add("channel_seek", (INT, INT), BOOL, "fl_channel_seek", pure=False)
 _add("cpu_time", (UNIT,), FLOAT, "fl_cpu_time", pure=False)
+_add("gc_counter", (INT,), FLOAT, "fl_gc_counter", pure=False)
 _add("has_env", (STRING,), BOOL, "fl_has_env", pure=False)
 _add("getenv", (STRING,), STRING, "fl_getenv", pure=False)
 

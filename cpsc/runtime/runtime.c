@@ -499,6 +499,18 @@ int64_t fl_file_exists(fl_string *path) { return access(c_string(path), F_OK) ==
 /* Sys.time: the processor time the program has used, in seconds. */
 double fl_cpu_time(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
+/* The collector's figures that the Gc module shows (lang/prelude.fl), in words: 0 allocated
+   (libgc counts a free list's refill when it is made), 1 the heap, 2 collections, 3 free. */
+double fl_gc_counter(int64_t which) {
+    switch (which) {
+    case 0: return (double)GC_get_total_bytes() / 8;
+    case 1: return (double)GC_get_heap_size() / 8;
+    case 2: return (double)GC_get_gc_no();
+    case 3: return (double)GC_get_free_bytes() / 8;
+    default: return 0;
+    }
+}
+
 int64_t fl_has_env(fl_string *name) { return getenv(c_string(name)) != NULL; }
 
 fl_string *fl_getenv(fl_string *name) {

@@ -66,7 +66,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "fl_channel_at_eof": "int -> bool", "fl_channel_read_line": "int -> string",
     "fl_remove_file": "string -> bool", "fl_file_exists": "string -> bool",
     "fl_channel_length": "int -> int", "fl_channel_pos": "int -> int", "fl_channel_seek": "int -> int -> bool",
-    "fl_cpu_time": "unit -> float", "fl_has_env": "string -> bool", "fl_getenv": "string -> string",
+    "fl_cpu_time": "unit -> float", "fl_gc_counter": "int -> float", "fl_has_env": "string -> bool", "fl_getenv": "string -> string",
     # Hashtbl.hash: monomorphisation gives each use the descriptor of its type (cpsc.semantics.hashing)
     "fl_hash": "'a -> int", "fl_hash_with": "string -> 'a -> int",
     "fl_argv": "unit -> string array", "fl_random_seed": "unit -> int array", "fl_exn_to_string": "exn -> string",
@@ -492,6 +492,8 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "fl_channel_flush": (1, channels.flush), "fl_remove_file": (1, channels.remove_file),
     "fl_file_exists": (1, channels.file_exists), "fl_channel_length": (1, channels.length),
     "fl_channel_pos": (1, channels.position), "fl_channel_seek": (2, channels.seek), "fl_cpu_time": (1, lambda _: time.process_time()),
+    # the interpreters' values live in Python's heap: no figures of the collector's to give
+    "fl_gc_counter": (1, lambda _: 0.0),
     "fl_has_env": (1, lambda name: name in os.environ), "fl_getenv": (1, lambda name: os.environ.get(name, "")),
 }
 
