@@ -14,7 +14,7 @@ from typing import Any
 from cpsc.cps import ir
 from cpsc.cps.primops import evaluate
 from cpsc.cps.program import Program
-from cpsc.semantics.builtins import FlRaise
+from cpsc.semantics.builtins import FlRaise, FunctionValue
 from cpsc.semantics.values import Machine, Outcome, machine, run_deep
 
 
@@ -36,7 +36,7 @@ class Frame:
 
 
 @dataclass
-class ClosureValue:
+class ClosureValue(FunctionValue):
     function: str
     frame: Frame | None
     captured: tuple[Any, ...] = ()

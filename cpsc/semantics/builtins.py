@@ -304,6 +304,12 @@ class FlArray(list):  # type: ignore[type-arg]
 UNORDERED = -(1 << 63)  # what a comparison that meets nan gives when not total (OCaml's UNORDERED)
 
 
+class FunctionValue:
+    """What the interpreters' function values are (a marker): comparing one raises, as in
+    OCaml (FL rejects a comparison of functions when their type says so: here, the arguments
+    of an exception)."""
+
+
 def compare_values(a: object, b: object, total: bool = True) -> int:
     """OCaml's `compare_val` on FL values as the interpreters hold them: immediates (ints,
     bools, chars...) before blocks; arrays by length, then element by element; other blocks
@@ -334,6 +340,8 @@ def compare_values(a: object, b: object, total: bool = True) -> int:
         return 0
     if isinstance(a, ExceptionId):
         a, b = a.order, b.order  # type: ignore[attr-defined]
+    if isinstance(a, FunctionValue) or isinstance(b, FunctionValue):
+        raise fail("Invalid_argument", "compare: functional value")
     return -1 if a < b else (1 if a > b else 0)  # type: ignore[operator]
 
 

@@ -10,19 +10,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from cpsc.semantics import builtins
-from cpsc.semantics.builtins import DATA_PRIMITIVES, FlArray, FlRaise, fail, fresh_exception
+from cpsc.semantics.builtins import DATA_PRIMITIVES, FlArray, FlRaise, FunctionValue, fail, fresh_exception
 from cpsc.semantics.values import BINARY_NAMES, UNARY_NAMES, Machine, Outcome, binary, machine, run_deep, unary
 from cpsc.syntax import ast, recursive_values
 
 
 @dataclass
-class Closure:
+class Closure(FunctionValue):
     param: ast.Pattern
     body: ast.Expr
     env: dict[str, Any]
 
 
-class Primitive:
+class Primitive(FunctionValue):
     """A curried primitive, waiting for its remaining arguments."""
 
     def __init__(self, name: str, arity: int, args: tuple[Any, ...] = ()) -> None:

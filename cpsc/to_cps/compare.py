@@ -12,7 +12,7 @@ from __future__ import annotations
 from cpsc.cps import ir
 from cpsc.cps.primops import COMPARABLE
 from cpsc.to_cps.builder import Builder
-from cpsc.types.types import BOOL, EXNID, INT, TCon
+from cpsc.types.types import BOOL, EXNID, INT, STRING, TCon, is_arrow
 
 
 def comparison_function(c: Builder, t: TCon, total: bool) -> str:
@@ -60,6 +60,14 @@ class _Builder:
 
     def compare_values(self, t: TCon, x: ir.Operand, y: ir.Operand) -> ir.Operand:
         c = self.c
+        if is_arrow(t):  # (an exception's argument: FL rejects other comparisons of functions)
+            failed = c.names.fresh("functional")
+            carry_on = c.names.fresh("unreachable")
+            c.finish(ir.Branch(ir.Const(False, BOOL), carry_on, failed))
+            c.start(failed)
+            c.raise_to_handler(c.exception("Invalid_argument", (ir.Const("compare: functional value", STRING),)))
+            c.start(carry_on)
+            return ir.Const(0, INT)
         if t.name == "float":
             op = "compare_float" if self.total else "compare_partial_float"
             return c.emit("c", INT, ir.Prim(op, (x, y)))

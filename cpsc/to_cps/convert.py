@@ -247,7 +247,8 @@ class Converter(Builder):
         if t.name in COMPARABLE:
             return self.emit("c", INT if short == "compare" else BOOL, ir.Prim(f"{short}_{t.name}", (a, b)))
 
-        order = self.emit("c", INT, ir.Call(comparison_function(self, t, short == "compare"), (a, b)))
+        # (it raises only comparing two exceptions that hold functions)
+        order = self.emit("c", INT, ir.Call(comparison_function(self, t, short == "compare"), (a, b), self.handler))
         if short == "compare":
             return order
         test = self.emit("c", BOOL, ir.Prim(f"{short}_int", (order, ir.Const(0, INT))))
