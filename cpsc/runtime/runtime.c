@@ -315,12 +315,13 @@ static int parse_int(const fl_string *s, int64_t *result) {
     const char *p = s->bytes, *end = s->bytes + s->length;
     int negative = 0;
     if (p < end && (*p == '-' || *p == '+')) negative = *p++ == '-';
-    int base = 10;
+    int base = 10, prefixed = 0;  /* 0x 0o 0b 0u: may fill 64 bits (0u is decimal, unsigned) */
     if (end - p >= 2 && p[0] == '0') {
         char c = p[1];
         if (c == 'x' || c == 'X') base = 16; else if (c == 'o' || c == 'O') base = 8;
         else if (c == 'b' || c == 'B') base = 2;
-        if (base != 10) p += 2;
+        prefixed = base != 10 || c == 'u' || c == 'U';
+        if (prefixed) p += 2;
     }
     if (p == end || *p == '_') return 0;
     uint64_t value = 0;
@@ -335,7 +336,7 @@ static int parse_int(const fl_string *s, int64_t *result) {
         if (value > (UINT64_MAX - (uint64_t)digit) / (uint64_t)base) return 0;
         value = value * (uint64_t)base + (uint64_t)digit;
     }
-    if (base == 10 && value > (uint64_t)INT64_MAX + (negative ? 1u : 0u)) return 0;
+    if (!prefixed && value > (uint64_t)INT64_MAX + (negative ? 1u : 0u)) return 0;
     *result = negative ? (int64_t)(0 - value) : (int64_t)value;
     return 1;
 }

@@ -431,19 +431,21 @@ def raise_exception(value: tuple[Any, ...]) -> None:
 
 
 def int_of_string(text: str) -> int:
-    """OCaml's int_of_string at 64 bits: a sign, then decimal, or 0x/0o/0b digits (which may
-    fill all 64 bits, as OCaml's do its 63), underscores after the first digit; anything else,
-    or a decimal out of range, fails with Failure "int_of_string"."""
+    """OCaml's int_of_string at 64 bits: a sign, then decimal, or 0x/0o/0b/0u digits (which
+    may fill all 64 bits, as OCaml's do its 63: 0u is decimal read unsigned), underscores after
+    the first digit; anything else, or a decimal out of range, fails with Failure
+    "int_of_string"."""
     body, negative = text, False
     if body[:1] in "+-" and body:
         negative, body = body[0] == "-", body[1:]
+    prefixed = body[:2] in ("0x", "0X", "0o", "0O", "0b", "0B", "0u", "0U")
     base = {"0x": 16, "0X": 16, "0o": 8, "0O": 8, "0b": 2, "0B": 2}.get(body[:2], 10)
-    digits = body[2:] if base != 10 else body
+    digits = body[2:] if prefixed else body
     valid = "0123456789abcdefABCDEF"[:base + (6 if base == 16 else 0)]
     if not digits or digits[0] == "_" or any(c not in valid + "_" for c in digits):
         failwith("int_of_string")
     value = int(digits.replace("_", ""), base)
-    if base == 10 and value > (1 << 63) - (0 if negative else 1) or base != 10 and value >= 1 << 64:
+    if not prefixed and value > (1 << 63) - (0 if negative else 1) or prefixed and value >= 1 << 64:
         failwith("int_of_string")
     return wrap(-value if negative else value)
 
