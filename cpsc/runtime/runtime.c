@@ -13,7 +13,10 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <dirent.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -496,6 +499,72 @@ int64_t fl_remove_file(fl_string *path) {
 }
 
 int64_t fl_file_exists(fl_string *path) { return access(c_string(path), F_OK) == 0; }
+
+/* Sys's file system and shell (lang/prelude.fl); an error's text is fl_channel_error's. */
+int64_t fl_is_directory(fl_string *path) {
+    struct stat info;
+    if (stat(c_string(path), &info) != 0) { last_channel_errno = errno; return -1; }
+    return S_ISDIR(info.st_mode) ? 1 : 0;
+}
+
+int64_t fl_rename(fl_string *source, fl_string *target) {
+    char *from = strdup(c_string(source));
+    int failed = rename(from, c_string(target)) != 0;
+    if (failed) last_channel_errno = errno;
+    free(from);
+    return !failed;
+}
+
+fl_string *fl_getcwd(void) {
+    char path[PATH_MAX];
+    if (getcwd(path, sizeof path) == NULL) path[0] = 0;
+    return make_string(path, (int64_t)strlen(path));
+}
+
+int64_t fl_chdir(fl_string *path) {
+    if (chdir(c_string(path)) == 0) return 1;
+    last_channel_errno = errno;
+    return 0;
+}
+
+/* The entries but . and .., in the directory's order; when it cannot be read, one name that
+   no entry can have: NUL, then the error. */
+void *fl_readdir(fl_string *path) {
+    DIR *dir = opendir(c_string(path));
+    size_t count = 0, room = 16;
+    fl_string **names = GC_malloc(room * sizeof *names);
+    if (dir == NULL) {
+        const char *message = strerror(errno);
+        size_t n = strlen(message);
+        char *text = malloc(n + 1);
+        text[0] = 0;
+        memcpy(text + 1, message, n);
+        names[count++] = make_string(text, (int64_t)n + 1);
+        free(text);
+    } else {
+        struct dirent *entry;
+        while ((entry = readdir(dir)) != NULL) {
+            if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+            if (count == room) {
+                fl_string **bigger = GC_malloc(2 * room * sizeof *names);
+                memcpy(bigger, names, room * sizeof *names);
+                names = bigger;
+                room *= 2;
+            }
+            names[count++] = make_string(entry->d_name, (int64_t)strlen(entry->d_name));
+        }
+        closedir(dir);
+    }
+    int64_t *array = GC_malloc(8 * (count + 1));
+    array[0] = (int64_t)count;
+    for (size_t i = 0; i < count; i++) array[i + 1] = (int64_t)(intptr_t)names[i];
+    return array;
+}
+
+int64_t fl_command(fl_string *text) {
+    int status = system(c_string(text));
+    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+}
 
 /* Sys.time: the processor time the program has used, in seconds. */
 double fl_cpu_time(void) { return (double)clock() / CLOCKS_PER_SEC; }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import stat
 from typing import IO, Any
 
 _files: dict[int, IO[bytes]] = {}
@@ -116,6 +117,59 @@ def remove_file(path: str) -> bool:
         _last_error[0] = os.strerror(error.errno or 0)
         return False
     return True
+
+
+def _failed(error: OSError) -> None:
+    _last_error[0] = os.strerror(error.errno or 0)
+
+
+def is_directory(path: str) -> int:
+    """1 for a directory, 0 for another file, -1 when there is none (its error is
+    `channel_error`'s)."""
+    try:
+        return 1 if stat.S_ISDIR(os.stat(path.encode("latin-1")).st_mode) else 0
+    except OSError as error:
+        _failed(error)
+        return -1
+
+
+def rename(source: str, target: str) -> bool:
+    try:
+        os.rename(source.encode("latin-1"), target.encode("latin-1"))
+    except OSError as error:
+        _failed(error)
+        return False
+    return True
+
+
+def getcwd(_: Any) -> str:
+    return os.getcwd().encode().decode("latin-1")
+
+
+def chdir(path: str) -> bool:
+    try:
+        os.chdir(path.encode("latin-1"))
+    except OSError as error:
+        _failed(error)
+        return False
+    return True
+
+
+def readdir(path: str) -> Any:
+    """The entries but `.` and `..`, in the directory's order; when it cannot be read, one name
+    no entry can have: NUL and the error."""
+    from cpsc.semantics.builtins import FlArray  # (builtins imports this module)
+    try:
+        names = [name.decode("latin-1") for name in os.listdir(path.encode("latin-1"))]
+    except OSError as error:
+        names = ["\0" + os.strerror(error.errno or 0)]
+    return FlArray(names)
+
+
+def command(text: str) -> int:
+    """The shell's exit status, or 255 when a signal ended it, as OCaml's Sys.command."""
+    status = os.system(text.encode("latin-1"))
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 255
 
 
 def file_exists(path: str) -> bool:
