@@ -504,7 +504,7 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "fl_close_channel": (1, channels.close_channel), "fl_channel_write": (2, channels.write),
     "fl_channel_flush": (1, channels.flush), "fl_remove_file": (1, channels.remove_file),
     "fl_is_directory": (1, channels.is_directory), "fl_rename": (2, channels.rename), "fl_getcwd": (1, channels.getcwd),
-    "fl_chdir": (1, channels.chdir), "fl_readdir": (1, channels.readdir), "fl_command": (1, channels.command),
+    "fl_chdir": (1, channels.chdir), "fl_readdir": (1, lambda path: FlArray(channels.readdir(path))), "fl_command": (1, channels.command),
     "fl_file_exists": (1, channels.file_exists), "fl_channel_length": (1, channels.length),
     "fl_channel_pos": (1, channels.position), "fl_channel_seek": (2, channels.seek), "fl_cpu_time": (1, lambda _: time.process_time()),
     # the interpreters' values live in Python's heap: no figures of the collector's to give

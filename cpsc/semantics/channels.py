@@ -155,15 +155,13 @@ def chdir(path: str) -> bool:
     return True
 
 
-def readdir(path: str) -> Any:
+def readdir(path: str) -> list[str]:
     """The entries but `.` and `..`, in the directory's order; when it cannot be read, one name
     no entry can have: NUL and the error."""
-    from cpsc.semantics.builtins import FlArray  # (builtins imports this module)
     try:
-        names = [name.decode("latin-1") for name in os.listdir(path.encode("latin-1"))]
+        return [name.decode("latin-1") for name in os.listdir(path.encode("latin-1"))]
     except OSError as error:
-        names = ["\0" + os.strerror(error.errno or 0)]
-    return FlArray(names)
+        return ["\0" + os.strerror(error.errno or 0)]
 
 
 def command(text: str) -> int:
