@@ -9,6 +9,7 @@ imports the converter (and `convert` imports them: no cycle).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +88,14 @@ class Builder:
     def tail(self, expr: ast.Expr, target: ir.Target, env: Scope[Any]) -> None:
         """Convert `expr` so that its value is passed to `target`; this finishes the block."""
         raise NotImplementedError
+
+    def unless(self, ok: ir.Operand, exception: Callable[[], ir.Operand]) -> None:
+        """Carry on in a new block if `ok`, else raise the exception made by `exception`."""
+        carry_on, fail = self.names.fresh("ok"), self.names.fresh("fail")
+        self.finish(ir.Branch(ok, carry_on, fail))
+        self.start(fail)
+        self.raise_to_handler(exception())
+        self.start(carry_on)
 
     def exception_identity(self, key: str, env: Scope[Any] | None) -> ir.Operand:
         """An exception's identity: the one a local exception's `let exception` made, bound

@@ -61,12 +61,8 @@ class _Builder:
     def compare_values(self, t: TCon, x: ir.Operand, y: ir.Operand) -> ir.Operand:
         c = self.c
         if is_arrow(t):  # (an exception's argument: FL rejects other comparisons of functions)
-            failed = c.names.fresh("functional")
-            carry_on = c.names.fresh("unreachable")
-            c.finish(ir.Branch(ir.Const(False, BOOL), carry_on, failed))
-            c.start(failed)
-            c.raise_to_handler(c.exception("Invalid_argument", (ir.Const("compare: functional value", STRING),)))
-            c.start(carry_on)
+            c.unless(ir.Const(False, BOOL),
+                     lambda: c.exception("Invalid_argument", (ir.Const("compare: functional value", STRING),)))
             return ir.Const(0, INT)
         if t.name == "float":
             op = "compare_float" if self.total else "compare_partial_float"

@@ -209,14 +209,6 @@ class Converter(Builder):
         ok = self.emit("in_bounds", BOOL, ir.Prim("and_bool", (above, below)))
         self.unless(ok, lambda: self.exception("Invalid_argument", (ir.Const("index out of bounds", STRING),)))
 
-    def unless(self, ok: ir.Operand, exception: Callable[[], ir.Operand]) -> None:
-        """Carry on in a new block if `ok`, else raise the exception made by `exception`."""
-        carry_on, fail = self.names.fresh("ok"), self.names.fresh("fail")
-        self.finish(ir.Branch(ok, carry_on, fail))
-        self.start(fail)
-        self.raise_to_handler(exception())
-        self.start(carry_on)
-
     def try_with(self, expr: ast.Try, env: Scope[_Entry], target: ir.Target) -> None:
         """`try body with cases`: the body runs with a handler continuation in scope (so none of
         its calls is a tail call); the handler matches the exception, raising it again when no
