@@ -109,6 +109,7 @@ _add("file_exists", (STRING,), BOOL, "fl_file_exists", pure=False)
 _add("is_directory", (STRING,), INT, "fl_is_directory", pure=False)
 _add("rename", (STRING, STRING), BOOL, "fl_rename", pure=False)
 _add("getcwd", (UNIT,), STRING, "fl_getcwd", pure=False)
+_add("executable_name", (UNIT,), STRING, "fl_executable_name", pure=False)
 _add("chdir", (STRING,), BOOL, "fl_chdir", pure=False)
 _add("readdir", (STRING,), TCon("array", (STRING,)), "fl_readdir", pure=False)
 _add("command", (STRING,), INT, "fl_command", pure=False)
@@ -177,8 +178,9 @@ GENERIC: dict[str, GenericOp] = {op.name: op for op in [
     GenericOp("declared_exception", True, lambda a, r: None if a == [EXNID] and r == EXNID
               else "takes an exception identity and gives one"),
     # Hashtbl.hash of a value of any type, guided by its type's descriptor (cpsc.semantics.hashing)
-    GenericOp("hash", True, lambda a, r: None if len(a) == 2 and a[0] == STRING and r == INT
-              else "takes a descriptor and a value and gives an int"),
+    # (Hashtbl.seeded_hash_param's meaningful, total and seed before the value)
+    GenericOp("hash", True, lambda a, r: None if len(a) == 5 and a[0] == STRING and a[1:4] == [INT] * 3
+              and r == INT else "takes a descriptor, three ints and a value and gives an int"),
     # SSA only: the exception that made control reach a handler (`cpsc.ssa.from_cps`)
     GenericOp("caught_exception", False, lambda a, r: None if not a and r == EXN
               else "takes nothing and gives an exn"),

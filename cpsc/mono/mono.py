@@ -13,13 +13,14 @@ from dataclasses import dataclass, field, replace
 
 from cpsc.mono.decision import compile_match
 from cpsc.semantics.builtins import COMPARISONS
+from cpsc.semantics.hashing import LIMIT, MEANINGFUL
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataTypes
 from cpsc.types.infer import Scheme, Typing, constructor_arguments
 from cpsc.types.prelude import PRELUDE_FILE
-from cpsc.types.types import STRING, UNIT, TCon, TVar, Type, arrow, is_arrow, resolve, show
+from cpsc.types.types import INT, STRING, UNIT, TCon, TVar, Type, arrow, is_arrow, resolve, show
 
 
 @dataclass
@@ -295,16 +296,30 @@ class Monomorphiser:
             key = tuple(by_var.get(v.id, UNIT) for v in entry.quantified)
             name = entry.instance(key)[e.name]
         result = ast.Var(name, e.span, self.type_of(e, subst))
-        if e.name == "fl_hash" and entry == e.name:  # the primitive: hashed as its type says
-            t = result.ty.args[0]
-            descriptor = ast.Const(self.datatypes.hash_descriptor(t), "string", e.span, STRING)
-            hash_with = ast.Var("fl_hash_with", e.span, arrow(STRING, result.ty))
-            return ast.App(hash_with, descriptor, e.span, result.ty)
+        if e.name in ("fl_hash", "fl_hash_param") and entry == e.name:  # hashed as its type says
+            return self.hash_with(e.name, _ground(result.ty), e.span)
         if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name \
                 and _contains_arrow(result.ty.args[0], self.datatypes, set()):
             raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
                                "no equality or order in FL")
         return result
+
+    def hash_with(self, name: str, ty: TCon, span: Span) -> ast.Expr:
+        """`fl_hash` at type t -> int as `fl_hash_with "descriptor of t" 10 100 0` (Hashtbl.hash),
+        `fl_hash_param` at int -> int -> int -> t -> int as `fl_hash_with "descriptor of t"`."""
+        given = 3 if name == "fl_hash_param" else 0  # the parameters given at run time
+        hashed = ty
+        for _ in range(given):
+            hashed = _ground(hashed.args[1])
+        descriptor = ast.Const(self.datatypes.hash_descriptor(_ground(hashed.args[0])), "string", span, STRING)
+        with_parameters = ty
+        for _ in range(3 - given):
+            with_parameters = arrow(INT, with_parameters)
+        expr: ast.Expr = ast.App(ast.Var("fl_hash_with", span, arrow(STRING, with_parameters)), descriptor, span,
+                                 with_parameters)
+        for parameter in (MEANINGFUL, LIMIT, 0)[given:]:
+            expr = ast.App(expr, ast.Const(parameter, "int", span, INT), span, _ground(expr.ty).args[1])
+        return expr
 
     def let_chain(self, lets: list[_LetLike], final_body: Callable[[], ast.Expr], env: Scope[_Entry],
                   subst: dict[int, Type]) -> ast.Expr:
@@ -575,3 +590,11 @@ def _run_at_exit(body: ast.Expr, datatypes: DataTypes) -> ast.Expr:
     handler = ast.Match(ast.Var(ast.EXCEPTION_VAR, span, _EXN), (case,), span, UNIT, reraise=True)
     handler = ast.Match(handler.scrutinee, handler.cases, span, UNIT, compile_match(handler, datatypes), reraise=True)
     return ast.Try(ast.Seq(body, run(), span, UNIT), handler, span, UNIT)
+
+
+
+def _ground(t: Type) -> TCon:
+    """A type monomorphisation made ground."""
+    t = resolve(t)
+    assert isinstance(t, TCon)
+    return t

@@ -895,13 +895,16 @@ static const char *next_number(const char *p, long *value) {  /* after a ',' or 
     return end;
 }
 
-int64_t fl_hash(fl_string *descriptor, int64_t value) {
+/* Hashtbl.seeded_hash_param meaningful total seed value, as OCaml's caml_hash */
+int64_t fl_hash(fl_string *descriptor, int64_t meaningful, int64_t total, int64_t seed, int64_t value) {
     const char *nodes[256];
     descriptor_nodes(descriptor->bytes, nodes, 256);
-    int64_t queue[100];
-    int kinds[100];
-    int read = 0, written = 1, count = 10;
-    uint32_t h = 0;
+    enum { QUEUE_SIZE = 256 };
+    int64_t queue[QUEUE_SIZE];
+    int kinds[QUEUE_SIZE];
+    int64_t limit = total < 0 || total > QUEUE_SIZE ? QUEUE_SIZE : total, count = meaningful;
+    int read = 0, written = 1;
+    uint32_t h = (uint32_t)seed;
     queue[0] = value; kinds[0] = 0;
     while (read < written && count > 0) {
         int64_t v = queue[read];
@@ -926,7 +929,7 @@ int64_t fl_hash(fl_string *descriptor, int64_t value) {
             long element;
             next_number(node + 1, &element);
             h = hash_mix(h, (uint32_t)(n << 10));
-            for (int64_t i = 0; i < n && written < 100; i++) {
+            for (int64_t i = 0; i < n && written < limit; i++) {
                 queue[written] = bytes[i];
                 kinds[written++] = (int)element;
             }
@@ -947,7 +950,7 @@ int64_t fl_hash(fl_string *descriptor, int64_t value) {
                 do { q = next_number(q, &children[n]); n++; } while (*q == ':' && n < 64);
             }
             h = hash_mix(h, (uint32_t)((n << 10) | tag));
-            for (int64_t i = 0; i < n && written < 100; i++) {
+            for (int64_t i = 0; i < n && written < limit; i++) {
                 queue[written] = slots[i];
                 kinds[written++] = (int)(element >= 0 ? element : children[i]);
             }
@@ -969,6 +972,17 @@ void *fl_argv(void) {
     array[0] = argc;
     for (int i = 0; i < argc; i++) array[i + 1] = (int64_t)(intptr_t)make_string(argv[i], (int64_t)strlen(argv[i]));
     return array;
+}
+
+/* As OCaml's Sys.executable_name on Linux: the file /proc/self/exe names, else argv[0]. */
+fl_string *fl_executable_name(void) {
+    char path[PATH_MAX];
+    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length < 0) {
+        const char *name = program_argv ? program_argv[0] : "prog";
+        return make_string(name, (int64_t)strlen(name));
+    }
+    return make_string(path, (int64_t)length);
 }
 
 /* Arrays: {int64 length; 8-byte slots}. The slots of an array of numbers hold no pointers, so

@@ -45,6 +45,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
                                                 "atanh", "expm1", "log1p",
                                                 "fl_exp2", "fl_log2", "fl_cbrt", "fl_trunc", "fl_round")},
     "hypot": "float -> float -> float", "copysign": "float -> float -> float",
+    "fl_fma": "float -> float -> float -> float",
     "prerr_string": "string -> unit", "read_line": "unit -> string", "int_of_string": "string -> int", "float_of_string": "string -> float",
     "flush_stdout": "unit -> unit",
     "Array.make": "int -> 'a -> 'a array", "Array.length": "'a array -> int",
@@ -67,11 +68,13 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "fl_remove_file": "string -> bool", "fl_file_exists": "string -> bool",
     # Sys's file system and shell (cpsc.semantics.channels): an error's text is channel_error's
     "fl_is_directory": "string -> int", "fl_rename": "string -> string -> bool", "fl_getcwd": "unit -> string",
+    "fl_executable_name": "unit -> string",
     "fl_chdir": "string -> bool", "fl_readdir": "string -> string array", "fl_command": "string -> int",
     "fl_channel_length": "int -> int", "fl_channel_pos": "int -> int", "fl_channel_seek": "int -> int -> bool",
     "fl_cpu_time": "unit -> float", "fl_gc_counter": "int -> float", "fl_has_env": "string -> bool", "fl_getenv": "string -> string",
     # Hashtbl.hash: monomorphisation gives each use the descriptor of its type (cpsc.semantics.hashing)
-    "fl_hash": "'a -> int", "fl_hash_with": "string -> 'a -> int",
+    "fl_hash": "'a -> int", "fl_hash_param": "int -> int -> int -> 'a -> int",
+    "fl_hash_with": "string -> int -> int -> int -> 'a -> int",
     "fl_argv": "unit -> string array", "fl_random_seed": "unit -> int array", "fl_exn_to_string": "exn -> string",
     "fl_char_array_of_string": "string -> char array",
     "fl_format_int": "string -> int -> string", "fl_format_float": "string -> float -> string",
@@ -271,7 +274,7 @@ LIBM_FUNCTIONS: dict[str, tuple[str, int]] = {
     "acosh": ("acosh", 1), "asinh": ("asinh", 1), "atanh": ("atanh", 1),
     "expm1": ("expm1", 1), "log1p": ("log1p", 1), "fl_exp2": ("exp2", 1), "fl_log2": ("log2", 1),
     "fl_cbrt": ("cbrt", 1), "fl_trunc": ("trunc", 1), "fl_round": ("round", 1),
-    "hypot": ("hypot", 2), "copysign": ("copysign", 2),
+    "hypot": ("hypot", 2), "copysign": ("copysign", 2), "fl_fma": ("fma", 3),
 }
 
 
@@ -491,7 +494,7 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "String.unsafe_get": (2, lambda s, i: s[i]), "String.make": (2, string_make),
     "String.sub": (3, string_sub), "string_of_char_array": (1, "".join),
     "Char.code": (1, ord), "Char.chr": (1, char_chr),
-    "raise": (1, raise_exception), "fl_hash_with": (2, hash_value),
+    "raise": (1, raise_exception), "fl_hash_with": (5, hash_value),
     "fl_argv": (1, lambda _: FlArray(PROGRAM_ARGUMENTS)),
     "fl_random_seed": (1, lambda _: FlArray(int.from_bytes(os.urandom(4), "big") for _ in range(12))),
     "fl_format_int": (2, format_value), "fl_format_float": (2, format_value),
@@ -504,11 +507,13 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "fl_close_channel": (1, channels.close_channel), "fl_channel_write": (2, channels.write),
     "fl_channel_flush": (1, channels.flush), "fl_remove_file": (1, channels.remove_file),
     "fl_is_directory": (1, channels.is_directory), "fl_rename": (2, channels.rename), "fl_getcwd": (1, channels.getcwd),
+    "fl_executable_name": (1, channels.executable_name),
     "fl_chdir": (1, channels.chdir), "fl_readdir": (1, lambda path: FlArray(channels.readdir(path))), "fl_command": (1, channels.command),
     "fl_file_exists": (1, channels.file_exists), "fl_channel_length": (1, channels.length),
     "fl_channel_pos": (1, channels.position), "fl_channel_seek": (2, channels.seek), "fl_cpu_time": (1, lambda _: time.process_time()),
     # the interpreters' values live in Python's heap: no figures of the collector's to give
     "fl_gc_counter": (1, lambda _: 0.0),
+    "fl_fma": (3, LIBM["fl_fma"]),
     "fl_has_env": (1, lambda name: name in os.environ), "fl_getenv": (1, lambda name: os.environ.get(name, "")),
 }
 

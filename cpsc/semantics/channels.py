@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import os
 import stat
+import sys
 from typing import IO, Any
 
 _files: dict[int, IO[bytes]] = {}
@@ -140,6 +141,11 @@ def rename(source: str, target: str) -> bool:
         _failed(error)
         return False
     return True
+
+
+def executable_name(_: Any) -> str:
+    """The program running: in the interpreters, Python (as OCaml's toplevel names itself)."""
+    return os.path.realpath(sys.executable).encode().decode("latin-1")
 
 
 def getcwd(_: Any) -> str:

@@ -25,7 +25,8 @@ import struct
 from typing import Any
 
 _M32 = 0xFFFFFFFF
-COUNT, LIMIT = 10, 100  # Hashtbl.hash = seeded_hash_param 10 100 0
+MEANINGFUL, LIMIT = 10, 100  # Hashtbl.hash = seeded_hash_param 10 100 0
+QUEUE_SIZE = 256  # the most values a walk may see, whatever the limit asked
 
 
 def _rotl(x: int, n: int) -> int:
@@ -87,11 +88,13 @@ def _immediate(value: Any) -> int:
     return 0 if value is None else int(value)
 
 
-def hash_value(descriptor: str, value: Any) -> int:
-    """`Hashtbl.hash value` for an interpreter's value of the type `descriptor` describes."""
+def hash_value(descriptor: str, meaningful: int, total: int, seed: int, value: Any) -> int:
+    """`Hashtbl.seeded_hash_param meaningful total seed value` for an interpreter's value of the
+    type `descriptor` describes (`Hashtbl.hash` is `meaningful` 10, `total` 100, `seed` 0)."""
     nodes = parse_descriptor(descriptor)
     queue: list[tuple[Any, int]] = [(value, 0)]
-    read, count, h = 0, COUNT, 0
+    limit = total if 0 <= total <= QUEUE_SIZE else QUEUE_SIZE
+    read, count, h = 0, meaningful, seed & _M32
     while read < len(queue) and count > 0:
         v, index = queue[read]
         read += 1
@@ -115,7 +118,7 @@ def hash_value(descriptor: str, value: Any) -> int:
             tag, children, items = _block(node, v)
             h = mix(h, ((len(items) << 10) | tag) & _M32)
             for child, item in zip(children, items):
-                if len(queue) >= LIMIT:
+                if len(queue) >= limit:
                     break
                 queue.append((item, child))
     return final_mix(h) & 0x3FFFFFFF

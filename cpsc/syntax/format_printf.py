@@ -36,6 +36,7 @@ from cpsc.syntax.printf import (
     call,
     call_expr,
     format_printing,
+    let_binding,
     parse_format,
     printf_application,
     value_conversion,
@@ -209,7 +210,7 @@ class _FormatExpansion:
             body = format_printing(fmt, lambda pieces: self.result(
                 [call("Format.fl_print_pieces", [self.ppf, self.delay(), pieces], self.span)]), self.span)
         for name, value in reversed(list(zip(self.target_names, self.targets))):
-            body = _let(name, value, body, self.span)
+            body = let_binding(name, value, body, self.span)
         return body
 
     def delay(self) -> ast.Expr:
@@ -287,10 +288,10 @@ class _FormatExpansion:
         if kind in ("formatter", "kformatter"):
             formatter = self.target(len(self.targets) - 1)
             done = call_expr(self.target(0), [self.ppf], span) if kind == "kformatter" else _unit(span)
-            return _let(self.ppf.name, formatter, _sequence(steps, done), span)
+            return let_binding(self.ppf.name, formatter, _sequence(steps, done), span)
         if kind == "buffer":
             formatter = call("Format.fl_buffer_formatter", [self.target(0)], span)
-            return _let(self.ppf.name, formatter, _sequence(steps, call("Format.fl_flush_queue_of", [self.ppf], span)),
+            return let_binding(self.ppf.name, formatter, _sequence(steps, call("Format.fl_flush_queue_of", [self.ppf], span)),
                         span)
         if kind in ("delayed", "kdelayed"):
             printing = ast.Fun(ast.PVar(self.ppf.name, span), _sequence(steps, _unit(span)), span)
@@ -378,10 +379,6 @@ def _sequence(steps: list[ast.Expr], last: ast.Expr) -> ast.Expr:
     for step in reversed(steps):
         body = ast.Seq(step, body, step.span)
     return body
-
-
-def _let(name: str, value: ast.Expr, body: ast.Expr, span: Span) -> ast.Expr:
-    return ast.Let(False, (ast.Binding(ast.PVar(name, span), value, span),), body, span)
 
 
 def _unit(span: Span) -> ast.Expr:

@@ -31,9 +31,12 @@ _DIRECT = {"Printf.printf": ("channel", "stdout"), "Printf.eprintf": ("channel",
            "Printf.sprintf": ("string", None)}
 _TARGETED = {"Printf.fprintf": "channel", "Printf.bprintf": "buffer", "Printf.ksprintf": "continuation",
              "Printf.kprintf": "continuation", "Printf.ifprintf": "ignored"}
-PRINTERS = frozenset(_DIRECT) | frozenset(_TARGETED) | SCANNERS  # (those a format must be given)
+# those that take a continuation and a target, and give the target to the continuation at the end
+_CONTINUED = {"Printf.kfprintf": "channel", "Printf.kbprintf": "buffer", "Printf.ikfprintf": "ignored"}
+PRINTERS = frozenset(_DIRECT) | frozenset(_TARGETED) | frozenset(_CONTINUED) | SCANNERS  # (those a format must be given)
 # Printf's printers -> how many arguments they take before the format
-PRINTF_TARGETS = {**{name: 0 for name in _DIRECT}, **{name: 1 for name in _TARGETED}}
+PRINTF_TARGETS = {**{name: 0 for name in _DIRECT}, **{name: 1 for name in _TARGETED},
+                  **{name: 2 for name in _CONTINUED}}
 PRINTF_MEMBERS = frozenset(name.partition(".")[2] for name in PRINTERS if name.startswith("Printf."))
 
 _CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*|\*)(?:\.([0-9]*|\*))?([lLn](?=[diuxXo]))?([a-zA-Z%!])")
@@ -86,6 +89,10 @@ def printf_application(function: ast.Expr, argument: ast.Expr, span: Span) -> as
     if isinstance(function, ast.App) and isinstance(function.function, ast.Var) \
             and function.function.name in _TARGETED:
         return _Expansion(_TARGETED[function.function.name], function.argument, span).of(argument)
+    if isinstance(function, ast.App) and isinstance(function.function, ast.App) \
+            and isinstance(function.function.function, ast.Var) and function.function.function.name in _CONTINUED:
+        kind = _CONTINUED[function.function.function.name]
+        return _Expansion(kind, function.argument, span, function.function.argument).of(argument)
     return None
 
 
@@ -112,11 +119,14 @@ class _Expansion:
     """`Printf.xprintf [target] fmt` as FL: a function of each conversion's arguments whose
     body makes the output piece by piece (see the module docstring)."""
 
-    def __init__(self, kind: str, target: ast.Expr | None, span: Span) -> None:
+    def __init__(self, kind: str, target: ast.Expr | None, span: Span,
+                 continuation: ast.Expr | None = None) -> None:
         self.kind, self.span = kind, span
-        # the target, bound once before the arguments are taken (as OCaml evaluates it first)
+        # the target (and kfprintf's continuation), bound once before the arguments are taken
+        # (as OCaml evaluates them first)
         self.target = None if target is None else ast.Var("%printf_target", span)
         self.target_value = target
+        self.continuation = continuation
         self.arguments = FormatArguments(span)
         self.param = self.arguments.param
 
@@ -128,13 +138,22 @@ class _Expansion:
                     pieces.append(ast.Const(piece, "string", fmt.span))
                 else:
                     pieces.extend(self.conversion(*piece))
-            body = self.arguments.around(self.output(pieces))
+            body = self.arguments.around(self.continued(self.output(pieces)))
         else:  # a format value (`cpsc.syntax.format_printf.format_value`)
-            body = format_printing(fmt, self.printed_pieces, self.span)
+            body = format_printing(fmt, lambda pieces: self.continued(self.printed_pieces(pieces)), self.span)
         if self.target is not None and self.target_value is not None:
-            body = ast.Let(False, (ast.Binding(ast.PVar(self.target.name, self.span), self.target_value, self.span),),
-                           body, self.span)
+            body = let_binding(self.target.name, self.target_value, body, self.span)
+        if self.continuation is not None:
+            body = let_binding("%printf_continuation", self.continuation, body, self.span)
         return body
+
+    def continued(self, printing: ast.Expr) -> ast.Expr:
+        """The printing, then (for kfprintf, kbprintf, ikfprintf) the continuation given the target."""
+        if self.continuation is None:
+            return printing
+        span = self.span
+        given = call("%printf_continuation", [self.target_or_unit()], span)
+        return given if self.kind == "ignored" else ast.Seq(printing, given, span)
 
     def printed_pieces(self, pieces: ast.Expr) -> ast.Expr:
         """The printing of a format value's pieces (the prelude's `fl_printf_channel`...)."""
@@ -225,6 +244,11 @@ def format_printing(fmt: ast.Expr, printing: Callable[[ast.Expr], ast.Expr], spa
     is no format is shown the format the printer wants)."""
     pieces = ast.Var("%pieces", span)
     return call("fl_format_apply", [ast.Fun(ast.PVar(pieces.name, span), printing(pieces), span), fmt], span)
+
+
+def let_binding(name: str, value: ast.Expr, body: ast.Expr, span: Span) -> ast.Expr:
+    """`let name = value in body`"""
+    return ast.Let(False, (ast.Binding(ast.PVar(name, span), value, span),), body, span)
 
 
 class _Action:

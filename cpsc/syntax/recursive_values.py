@@ -12,8 +12,8 @@ level of cpsc:
 OCaml's check (`Rec_check`) accepts such a group only when no value inspects a name of the
 group before it is built: a name may be a part of data the value builds (*guarded*), or sit in
 a function or `lazy` body (*delayed*); a value that is not a block may not name the group at
-all. `invalid_use` implements that check, a little more strictly than OCaml where a value binds
-the name to another first (`let y = x in (1, y)`), and without recursion: nesting may be deep.
+all. `invalid_use` implements that check, without recursion (nesting may be deep), a little more
+strictly than OCaml where a name is bound again inside a value.
 """
 
 from __future__ import annotations
@@ -78,30 +78,51 @@ def invalid_use(binding: ast.Binding, names: set[str]) -> Span | None:
         return None
     if not builds_block(binding.value):
         return binding.value.span
-    stack: list[tuple[Any, int]] = [(binding.value, _GUARDED)]
+    # each node with its mode and the names it may not inspect: the group's, and the names a
+    # `let` binds to a value naming them (`let y = x in 1 :: y`), where the `let` is guarded
+    stack: list[tuple[Any, int, frozenset[str]]] = [(binding.value, _GUARDED, frozenset(names))]
     while stack:
-        node, mode = stack.pop()
+        node, mode, watched = stack.pop()
         if isinstance(node, ast.Var):
-            if node.name in names and mode == _INSPECTED:
+            if node.name in watched and mode == _INSPECTED:
                 return node.span
         elif isinstance(node, ast.Fun):
-            stack.append((node.body, _DELAYED))
+            stack.append((node.body, _DELAYED, watched))
         elif mode == _DELAYED:
-            stack.extend((child, mode) for child in _children(node))
+            stack.extend((child, mode, watched) for child in _children(node))
         elif isinstance(node, (ast.Tuple, ast.ArrayLit)):
-            stack.extend((item, mode) for item in node.items)
+            stack.extend((item, mode, watched) for item in node.items)
         elif isinstance(node, ast.Construct):
-            stack.extend((arg, mode) for arg in node.args)
+            stack.extend((arg, mode, watched) for arg in node.args)
         elif isinstance(node, ast.Record) and node.base is None:
-            stack.extend((value, mode) for _, value in node.fields)
+            stack.extend((value, mode, watched) for _, value in node.fields)
+        elif isinstance(node, ast.Let) and not node.is_rec and mode == _GUARDED:
+            stack.extend(_guarded_let(node, watched))
         elif isinstance(node, (ast.Let, ast.LetException, ast.Seq, ast.Annot)):
             tail = node.body if isinstance(node, (ast.Let, ast.LetException)) else \
                 node.second if isinstance(node, ast.Seq) else node.expr
-            stack.append((tail, mode))
-            stack.extend((child, _INSPECTED) for child in _children(node) if child is not tail)
+            stack.append((tail, mode, watched))
+            stack.extend((child, _INSPECTED, watched) for child in _children(node) if child is not tail)
         else:
-            stack.extend((child, _INSPECTED) for child in _children(node))
+            stack.extend((child, _INSPECTED, watched) for child in _children(node))
     return None
+
+
+def _guarded_let(node: ast.Let, watched: frozenset[str]) -> list[tuple[Any, int, frozenset[str]]]:
+    """A `let` in a guarded place: a variable bound to a value that names a watched name is
+    watched in the body, and its value is guarded in turn (OCaml's Rec_check composes the
+    value's mode with the variable's); any other binding's value is inspected."""
+    work: list[tuple[Any, int, frozenset[str]]] = []
+    aliases: set[str] = set()
+    for b in node.bindings:
+        variable = b.pattern.pattern if isinstance(b.pattern, ast.PAnnot) else b.pattern
+        if isinstance(variable, ast.PVar) and watched & ast.mentioned_names([b.value]):
+            aliases.add(variable.name)
+            work.append((b.value, _GUARDED, watched))
+        else:
+            work.append((b.value, _INSPECTED, watched))
+    work.append((node.body, _GUARDED, watched | aliases))
+    return work
 
 
 def _children(node: Any) -> list[Any]:

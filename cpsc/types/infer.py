@@ -128,6 +128,14 @@ class _TypeError(Exception):
     pass
 
 
+class _Occurs(_TypeError):
+    """A type variable would occur inside the type it is unified with."""
+
+    def __init__(self, var: TVar, inside: Type) -> None:
+        super().__init__("occurs")
+        self.var, self.inside = var, inside
+
+
 def _occurs_and_adjust(var: TVar, t: Type) -> None:
     t = resolve(t)
     if t is var:
@@ -143,12 +151,14 @@ def unify(a: Type, b: Type) -> None:
     a, b = resolve(a), resolve(b)
     if a is b:
         return
-    if isinstance(a, TVar):
-        _occurs_and_adjust(a, b)
-        a.link = b
-    elif isinstance(b, TVar):
-        _occurs_and_adjust(b, a)
-        b.link = a
+    if isinstance(a, TVar) or isinstance(b, TVar):
+        var, other = (a, b) if isinstance(a, TVar) else (b, a)
+        assert isinstance(var, TVar)
+        try:
+            _occurs_and_adjust(var, other)
+        except _TypeError:
+            raise _Occurs(var, other) from None
+        var.link = other
     elif a.name != b.name or len(a.args) != len(b.args):
         raise _TypeError("clash")
     else:
@@ -189,8 +199,8 @@ class Inferencer:
                            f"which matches values of type {actual_text}")
             else:
                 message = f"This {what} has type {actual_text} but an {what} was expected of type {expected_text}"
-            if str(err) == "occurs":
-                message += f"\n       The type variable occurs inside {expected_text}"
+            if isinstance(err, _Occurs):
+                message += f"\n       The type variable {show(err.var, names)} occurs inside {show(err.inside, names)}"
             raise CompileError(span, message) from None
 
     def generalize(self, t: Type) -> Scheme:
