@@ -468,7 +468,7 @@ def _droppable(binding: ast.Binding, entries: dict[str, _Monomorphic], env: Scop
 
 _PURE_PRIMITIVES = frozenset({"+", "-", "*", "land", "lor", "lxor", "lsl", "lsr", "asr", "~-", "+.", "-.", "*.",
                               "/.", "**", "~-.", "float_of_int", "int_of_float", "Char.code",
-                              "fl_argv", "fl_int64_float_of_bits", "fl_has_env", "fl_getenv"})
+                              "fl_argv", "fl_int64_float_of_bits", "fl_has_env", "fl_getenv", "fl_executable_name"})
 
 
 def _pure(e: ast.Expr, env: Scope[_Entry]) -> bool:

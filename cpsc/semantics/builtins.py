@@ -43,7 +43,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "atan2": "float -> float -> float", "mod_float": "float -> float -> float",
     **{source: "float -> float" for source in ("asin", "acos", "sinh", "cosh", "tanh", "acosh", "asinh",
                                                 "atanh", "expm1", "log1p",
-                                                "fl_exp2", "fl_log2", "fl_cbrt", "fl_trunc", "fl_round")},
+                                                "fl_exp2", "fl_log2", "fl_cbrt", "fl_trunc", "fl_round", "fl_erf", "fl_erfc")},
     "hypot": "float -> float -> float", "copysign": "float -> float -> float",
     "fl_fma": "float -> float -> float -> float",
     "prerr_string": "string -> unit", "read_line": "unit -> string", "int_of_string": "string -> int", "float_of_string": "string -> float",
@@ -273,7 +273,8 @@ LIBM_FUNCTIONS: dict[str, tuple[str, int]] = {
     "asin": ("asin", 1), "acos": ("acos", 1), "sinh": ("sinh", 1), "cosh": ("cosh", 1), "tanh": ("tanh", 1),
     "acosh": ("acosh", 1), "asinh": ("asinh", 1), "atanh": ("atanh", 1),
     "expm1": ("expm1", 1), "log1p": ("log1p", 1), "fl_exp2": ("exp2", 1), "fl_log2": ("log2", 1),
-    "fl_cbrt": ("cbrt", 1), "fl_trunc": ("trunc", 1), "fl_round": ("round", 1),
+    "fl_cbrt": ("cbrt", 1), "fl_trunc": ("trunc", 1), "fl_round": ("round", 1), "fl_erf": ("erf", 1),
+    "fl_erfc": ("erfc", 1),
     "hypot": ("hypot", 2), "copysign": ("copysign", 2), "fl_fma": ("fma", 3),
 }
 

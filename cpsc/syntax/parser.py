@@ -306,6 +306,12 @@ def _node_span(child: Any) -> Span | None:
     return getattr(child, "span", None)
 
 
+# the names that stand for where they are written, and (`__LOC_OF__ e`) where an expression is
+_LOCATION_NAMES = {"__LOC__": "loc", "__FILE__": "file", "__LINE__": "line", "__POS__": "pos",
+                   "__MODULE__": "module"}
+_LOCATION_OF = {"__LOC_OF__": "loc", "__LINE_OF__": "line", "__POS_OF__": "pos"}
+
+
 class _ToAst:
     """Builds AST nodes inside the LALR parser, as each rule is reduced (no parse tree, so no
     recursion however deep the input nests). A node's span runs from its first child to its
@@ -881,6 +887,8 @@ class _ToAst:
 
     def _apply_one(self, function: ast.Expr, argument: ast.Expr) -> ast.Expr:
         span = self._span((function, argument))
+        if isinstance(function, ast.Var) and function.name in _LOCATION_OF:  # `__LOC_OF__ e`: (where, e)
+            return ast.Tuple((self._location(_LOCATION_OF[function.name], span), argument), span)
         if isinstance(function, ast.Construct) and not function.args:
             return ast.Construct(function.name, (argument,), span)  # `C e`: a constructor's argument
         expanded = printing_application(function, argument, span)
@@ -925,7 +933,25 @@ class _ToAst:
         return _Parameter(label, pattern, default, self._span((sign, closing)))
 
     def var(self, name: ast.PVar) -> ast.Expr:
+        if name.name in _LOCATION_NAMES:  # `__LOC__`, `__LINE__`...: where they are written
+            return self._location(_LOCATION_NAMES[name.name], name.span)
         return ast.Var(name.name, name.span)
+
+    def _location(self, what: str, at: Span) -> ast.Expr:
+        """A location as OCaml's `__LOC__` (`what` "loc"), `__FILE__`, `__LINE__`, `__POS__` or
+        `__MODULE__` give it (as ocamlopt does: the file as given, the module its name)."""
+        start, end = at.col - 1, (at.end_col - 1 if at.end_line == at.line else at.col)
+        if what == "file":
+            return ast.Const(self.file, "string", at)
+        if what == "line":
+            return ast.Const(at.line, "int", at)
+        if what == "module":
+            stem = os.path.splitext(os.path.basename(self.file))[0]
+            return ast.Const(stem[:1].upper() + stem[1:] if self.file != "<input>" else "//toplevel//", "string", at)
+        if what == "loc":
+            return ast.Const(f'File "{self.file}", line {at.line}, characters {start}-{end}', "string", at)
+        return ast.Tuple(tuple(ast.Const(value, kind, at) for value, kind in
+                               ((self.file, "string"), (at.line, "int"), (start, "int"), (end, "int"))), at)
 
     def paren(self, opening: Token, expr: ast.Expr, closing: Token) -> ast.Expr:
         """`(e)` is `e`, located (as OCaml does) with its brackets."""

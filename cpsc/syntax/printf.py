@@ -30,9 +30,10 @@ from cpsc.syntax.scanf import SCANNERS, scanf_application
 _DIRECT = {"Printf.printf": ("channel", "stdout"), "Printf.eprintf": ("channel", "stderr"),
            "Printf.sprintf": ("string", None)}
 _TARGETED = {"Printf.fprintf": "channel", "Printf.bprintf": "buffer", "Printf.ksprintf": "continuation",
-             "Printf.kprintf": "continuation", "Printf.ifprintf": "ignored"}
+             "Printf.kprintf": "continuation", "Printf.ifprintf": "ignored", "Printf.ibprintf": "ignored"}
 # those that take a continuation and a target, and give the target to the continuation at the end
-_CONTINUED = {"Printf.kfprintf": "channel", "Printf.kbprintf": "buffer", "Printf.ikfprintf": "ignored"}
+_CONTINUED = {"Printf.kfprintf": "channel", "Printf.kbprintf": "buffer", "Printf.ikfprintf": "ignored",
+              "Printf.ikbprintf": "ignored"}
 PRINTERS = frozenset(_DIRECT) | frozenset(_TARGETED) | frozenset(_CONTINUED) | SCANNERS  # (those a format must be given)
 # Printf's printers -> how many arguments they take before the format
 PRINTF_TARGETS = {**{name: 0 for name in _DIRECT}, **{name: 1 for name in _TARGETED},

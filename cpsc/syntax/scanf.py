@@ -24,10 +24,14 @@ import re
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
 
-# the scanners, each with the buffer it reads (None: the argument before the format)
+# the scanners, each with the function making the buffer it reads from the argument before
+# the format ("": the argument is the buffer; `scanf` reads stdin's); the k-variants take a
+# function for a scanning error after it
 _SCANNERS = {"Scanf.scanf": "Scanf.Scanning.stdin", "Scanf.sscanf": "Scanf.Scanning.from_string",
-             "Scanf.bscanf": ""}
-SCANNERS = frozenset(_SCANNERS)
+             "Scanf.bscanf": "", "Scanf.fscanf": "Scanf.Scanning.from_channel"}
+_K_SCANNERS = {"Scanf.kscanf": "", "Scanf.ksscanf": "Scanf.Scanning.from_string",
+               "Scanf.kfscanf": "Scanf.Scanning.from_channel"}
+SCANNERS = frozenset(_SCANNERS) | frozenset(_K_SCANNERS)
 SCANF_MEMBERS = frozenset(name.partition(".")[2] for name in SCANNERS)
 
 _CONVERSION = re.compile(r"%(_?)([0-9]*)(?:\.[0-9]*)?([lLn](?=[diuxXo]))?([diuxXobBfFeEgGscSCn%!,]|\[\]?[^\]]*\])(@.)?")
@@ -42,15 +46,23 @@ def scanf_application(function: ast.Expr, argument: ast.Expr, span: Span) -> ast
     if isinstance(function, ast.Var) and function.name == "Scanf.scanf":
         return _expansion(ast.Var(_SCANNERS["Scanf.scanf"], span), argument, span)
     if isinstance(function, ast.App) and isinstance(function.function, ast.Var) \
-            and function.function.name in ("Scanf.sscanf", "Scanf.bscanf"):
-        source = function.argument
-        if function.function.name == "Scanf.sscanf":
-            source = ast.App(ast.Var(_SCANNERS["Scanf.sscanf"], span), source, span)
-        return _expansion(source, argument, span)
+            and function.function.name in _SCANNERS:
+        return _expansion(_source(_SCANNERS[function.function.name], function.argument, span), argument, span)
+    if isinstance(function, ast.App) and isinstance(function.function, ast.App) \
+            and isinstance(function.function.function, ast.Var) and function.function.function.name in _K_SCANNERS:
+        source = _source(_K_SCANNERS[function.function.function.name], function.function.argument, span)
+        return _expansion(source, argument, span, function.argument)
     return None
 
 
-def _expansion(source: ast.Expr, fmt: ast.Expr, span: Span) -> ast.Expr:
+def _source(making: str, argument: ast.Expr, span: Span) -> ast.Expr:
+    """The scanning buffer a scanner reads, from the argument it is given."""
+    return ast.App(ast.Var(making, span), argument, span) if making else argument
+
+
+def _expansion(source: ast.Expr, fmt: ast.Expr, span: Span, on_error: ast.Expr | None = None) -> ast.Expr:
+    """The scanner: given the function of the values; with `on_error` (kscanf's), a scanning
+    error is given to it with the buffer rather than raised."""
     if not (isinstance(fmt, ast.Const) and fmt.kind == "string"):
         raise CompileError(fmt.span, "the format of a Scanf function must be a literal string")
     buffer = ast.Var("%scan_buffer", span)
@@ -87,14 +99,22 @@ def _expansion(source: ast.Expr, fmt: ast.Expr, span: Span) -> ast.Expr:
             result = ast.Let(False, (ast.Binding(ast.PVar(step.name, span), step.value, span),), result, span)
         else:
             result = ast.Seq(step, result, span)
-    scanned = _call("Scanf.fl_scan", [buffer, ast.Fun(ast.PUnit(span), result, span)], span)
+    scanning = ast.Fun(ast.PUnit(span), result, span)
     continuation = ast.Var("%scan_k", span)
     applied: ast.Expr = continuation
     for v in values:
         applied = ast.App(applied, ast.Var(v, span), span)
     pattern: ast.Pattern = _tuple_pattern([ast.PVar(v, span) for v in values], span)
-    body = ast.Let(False, (ast.Binding(pattern, scanned, span),), applied, span)
-    function = ast.Fun(ast.PVar(continuation.name, span), body, span)
+    body: ast.Expr
+    if on_error is None:
+        scanned = _call("Scanf.fl_scan", [buffer, scanning], span)
+        body = ast.Let(False, (ast.Binding(pattern, scanned, span),), applied, span)
+    else:
+        body = _call("Scanf.fl_kscan", [buffer, ast.Var("%scan_error", span), scanning,
+                                        ast.Fun(pattern, applied, span)], span)
+    function: ast.Expr = ast.Fun(ast.PVar(continuation.name, span), body, span)
+    if on_error is not None:
+        function = ast.Let(False, (ast.Binding(ast.PVar("%scan_error", span), on_error, span),), function, span)
     return ast.Let(False, (ast.Binding(ast.PVar(buffer.name, span), source, span),), function, span)
 
 

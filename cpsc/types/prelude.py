@@ -108,10 +108,12 @@ def _digest() -> str:
     return hashlib.sha256(b"\0".join(sources)).hexdigest()[:16]
 
 
-def _nodes(module: ast.Module, extra: list[object]) -> dict[int, object]:
-    """Every node of the module and of `extra` by id (without recursion)."""
+def _nodes(module: ast.Module, positional: dict[int, ast.Expr]) -> dict[int, object]:
+    """Every node of the module by id (without recursion), with the positional forms of its
+    labelled applications (`Typing.positional`) and their nodes; not those of applications
+    that are gone, whose forms would outlive nothing that keeps them."""
     found: dict[int, object] = {}
-    stack: list[object] = list(module.declarations) + extra
+    stack: list[object] = list(module.declarations)
     while stack:
         node = stack.pop()
         if isinstance(node, tuple):
@@ -119,6 +121,8 @@ def _nodes(module: ast.Module, extra: list[object]) -> dict[int, object]:
         elif hasattr(node, "__dataclass_fields__") and id(node) not in found:
             found[id(node)] = node
             stack.extend(getattr(node, name) for name in node.__dataclass_fields__ if name not in ("span", "ty"))
+            if id(node) in positional:
+                stack.append(positional[id(node)])
     return found
 
 
@@ -126,7 +130,7 @@ def _portable(checked: CheckedPrelude) -> bytes:
     """The checked prelude as the cache keeps it: its nodes' entries only."""
     typing = checked.typing
     # (the positional forms of labelled applications are nodes of their own, typed too)
-    nodes = _nodes(checked.module, list(typing.positional.values()))
+    nodes = _nodes(checked.module, typing.positional)
     node_types = [(nodes[k], t) for k, t in typing.types.items() if k in nodes]
     node_instances = [(nodes[k], v) for k, v in typing.instances.items() if k in nodes]
     node_schemes = [(nodes[k], s) for k, s in typing.schemes.items() if k in nodes]

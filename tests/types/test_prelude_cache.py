@@ -55,7 +55,7 @@ def test_a_prelude_just_checked_keys_only_its_own_nodes(tmp_path, monkeypatch):
     try:
         checked = prelude.checked_prelude()
         typing = checked.typing
-        live = prelude._nodes(checked.module, list(typing.positional.values()))
+        live = prelude._nodes(checked.module, typing.positional)
         for table in (typing.types, typing.instances, typing.schemes, typing.constructors, typing.fields,
                       typing.positional):
             assert set(table) <= set(live)
