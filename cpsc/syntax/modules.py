@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Union
 
@@ -31,8 +31,8 @@ from cpsc.syntax.format_printf import printing_application
 
 @dataclass(repr=False)
 class Members:
-    """Names by what they name: values, types, constructors (and exceptions), modules and
-    module types, each the flat name (or the module, the module type) it denotes.
+    """Names by what they name: values, types, constructors (and exceptions), record fields,
+    modules and module types, each the flat name (or the module, the module type) it denotes.
 
     Scopes, structures and functors share one another (a functor keeps the scope it was
     defined in), so a generated `repr` would be exponential in the session's length; theirs
@@ -43,12 +43,14 @@ class Members:
     constructors: dict[str, str] = field(default_factory=dict)
     modules: dict[str, ModuleValue] = field(default_factory=dict)
     module_types: dict[str, SignatureValue] = field(default_factory=dict)
+    fields: dict[str, str] = field(default_factory=dict)
 
     def merge_into(self, other: Members) -> None:
         """Make these members other's too (`include`, `open`)."""
         other.values.update(self.values)
         other.types.update(self.types)
         other.constructors.update(self.constructors)
+        other.fields.update(self.fields)
         other.modules.update(self.modules)
         other.module_types.update(self.module_types)
 
@@ -92,7 +94,7 @@ class Scope(Members):
 
     def copy(self) -> Scope:
         return Scope(dict(self.values), dict(self.types), dict(self.constructors), dict(self.modules),
-                     dict(self.module_types), self.declared, applications=dict(self.applications))
+                     dict(self.module_types), dict(self.fields), self.declared, applications=dict(self.applications))
 
 
 @dataclass(repr=False)
@@ -267,9 +269,10 @@ class _Elaborator:
     def type_declaration(self, decl: ast.TypeDecl, scope: Scope, env: Env) -> None:
         flat = {d.name: _qualified(env.path, d.name) for d in decl.definitions}
         constructors = {c.name: _qualified(env.path, c.name) for d in decl.definitions for c in d.constructors}
-        earlier = self.applicative(flat[decl.definitions[0].name], (flat, constructors))
+        record_fields = {f.name: _qualified(env.path, f.name) for d in decl.definitions for f in d.fields}
+        earlier = self.applicative(flat[decl.definitions[0].name], (flat, constructors, record_fields))
         if earlier is not None:  # the types an earlier application declared, under names of its own
-            earlier_flat, constructors = earlier
+            earlier_flat, constructors, record_fields = earlier
             definitions = tuple(_alias(d, flat[d.name], earlier_flat[d.name]) for d in decl.definitions)
         else:
             inner = scope.copy()
@@ -285,6 +288,7 @@ class _Elaborator:
         for target in (scope, env):
             target.types.update(flat)
             target.constructors.update(constructors)
+            target.fields.update(record_fields)
 
     def exception_declaration(self, decl: ast.ExceptionDecl, scope: Scope, env: Env) -> None:
         renamer = _Renamer(self, scope)
@@ -548,6 +552,9 @@ class _Elaborator:
                     for constructor in definition.constructors:
                         key = self.member(module.constructors, module, constructor.name, "constructor", span)
                         seen.constructors[constructor.name] = key
+                    for record_field in definition.fields:
+                        seen.fields[record_field.name] = self.member(module.fields, module, record_field.name,
+                                                                     "field", span)
                 seen.types[definition.name] = view.outside.types[definition.name] = flat
         elif isinstance(item, m.SigException):
             name = item.declaration.name
@@ -678,13 +685,24 @@ class _Renamer:
     def constructor(self, name: str, span: Span) -> str:
         if "." not in name:  # (the type checker's `C` is the `C` declared last: not always this)
             return self.scope.constructors.get(name, name)
+        return self.module_member(name, span, lambda module: module.constructors, "constructor")
+
+    def field(self, name: str, span: Span) -> str:
+        """A record field by the name written (`x`, `M.x`): the flat name of the one in scope."""
+        if "." not in name:
+            return self.scope.fields.get(name, name)
+        return self.module_member(name, span, lambda module: module.fields, "record field")
+
+    def module_member(self, name: str, span: Span, table: Callable[[Members], dict[str, str]], kind: str) -> str:
+        """`M.x`: the flat name of module M's x (a library module's the type checker knows by
+        the name written, the standard library's by its own)."""
         path, _, member = name.rpartition(".")
         module = self.elaborator.structure(path, self.scope, span)
-        if member in module.constructors:
-            return module.constructors[member]
+        if member in table(module):
+            return table(module)[member]
         if module.library:
             return name if module.path != "Stdlib" else member
-        raise CompileError(span, f"Unbound constructor {name}")
+        raise CompileError(span, f"Unbound {kind} {name}")
 
     def type(self, texpr: Any) -> Any:
         if isinstance(texpr, ast.TyName):
@@ -699,19 +717,15 @@ class _Renamer:
     def type_name(self, name: str, span: Span) -> str:
         if "." not in name or name[0].islower():  # `t.C`: the record of t's constructor C
             return self.scope.types.get(name, name)
-        path, _, member = name.rpartition(".")
-        if path == "Stdlib":
+        if name.rpartition(".")[0] == "Stdlib":
             return name
-        module = self.elaborator.structure(path, self.scope, span)
-        if member in module.types:
-            return module.types[member]
-        if module.library:
-            return name
-        raise CompileError(span, f"Unbound type constructor {name}")
+        return self.module_member(name, span, lambda module: module.types, "type constructor")
 
     def pattern(self, p: Any, bound: frozenset[str]) -> Any:
         if isinstance(p, ast.PConstruct):
             return replace(p, name=self.constructor(p.name, p.span), args=tuple(self.pattern(a, bound) for a in p.args))
+        if isinstance(p, ast.PRecord):
+            return replace(p, fields=tuple((self.field(name, p.span), self.pattern(item, bound)) for name, item in p.fields))
         if isinstance(p, ast.PAnnot):
             return replace(p, pattern=self.pattern(p.pattern, bound), annotation=self.type(p.annotation))
         if isinstance(p, (ast.PVar, ast.PWild, ast.PUnit, ast.PConst)):
@@ -731,6 +745,14 @@ class _Renamer:
                 replace(e, function=function, argument=argument)
         if isinstance(e, ast.Construct):
             return replace(e, name=self.constructor(e.name, e.span), args=tuple(self.expr(a, bound) for a in e.args))
+        if isinstance(e, ast.Record):
+            return replace(e, fields=tuple((self.field(name, e.span), self.expr(value, bound)) for name, value in e.fields),
+                           base=None if e.base is None else self.expr(e.base, bound))
+        if isinstance(e, ast.GetField):
+            return replace(e, record=self.expr(e.record, bound), name=self.field(e.name, e.span))
+        if isinstance(e, ast.SetField):
+            return replace(e, record=self.expr(e.record, bound), name=self.field(e.name, e.span),
+                           value=self.expr(e.value, bound))
         if isinstance(e, ast.Annot):
             return replace(e, expr=self.expr(e.expr, bound), annotation=self.type(e.annotation))
         if isinstance(e, ast.Fun):

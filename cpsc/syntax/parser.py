@@ -799,14 +799,14 @@ class _ToAst:
         return list(fields)
 
     def field_bind(self, name: Token, value: ast.Expr) -> Field:
-        return str(name).split(".")[-1], value  # `{ M.x = e }`: fields are not qualified in FL
+        return str(name), value  # (`{ M.x = e }`: M's x, found by the module language)
 
     def field_pun(self, name: Token) -> Field:
         return str(name), ast.Var(str(name), self._tok_span(name))
 
     def field_get(self, record: ast.Expr, name: Token) -> ast.Expr:
-        """`r.f`, `r.M.f` (fields are not qualified in FL: M's `f` is the `f` in scope)."""
-        return ast.GetField(record, str(name).rpartition(".")[2], self._span((record, name)))
+        """`r.f`, `r.M.f` (M's f, found by the module language)."""
+        return ast.GetField(record, str(name), self._span((record, name)))
 
     def array_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
         """`a.(i)` is `Array.get a i`, as in OCaml; `M.(e)` with M a module opens M in e."""

@@ -304,7 +304,7 @@ class Inferencer:
                 fields = [(f.name, f.mutable, self.declared_type(f.type, params)) for f in d.fields]
                 self.decls.datatypes.add(record(name, d.params, fields))
                 for f in d.fields:
-                    self.decls.fields[f.name] = f"{name}.{f.name}"
+                    self.register_field(f.name, decl.module, f"{name}.{f.name}")
             else:
                 constructors = []
                 for c in d.constructors:
@@ -352,11 +352,23 @@ class Inferencer:
         return key
 
     def register_constructor(self, name: str, module: str | None, key: str) -> None:
-        """`C` names the constructor declared last, and `M.C` the one module M declares (two
-        modules' `Empty` are two constructors, as `Stack.Empty` and `Queue.Empty` are)."""
-        self.decls.constructors[name] = key
+        """`C` names the constructor declared last outside modules, and `M.C` the one module M
+        declares (two modules' `Empty` are two constructors, as `Stack.Empty` and `Queue.Empty`
+        are). A module's `C` is not the `C` of what follows the module (the module language
+        names it `M.C` there, or `C` inside M and where M is opened); it is `C` only while no
+        other is, for a `C` chosen by the type expected."""
+        if module is None or name not in self.decls.constructors:
+            self.decls.constructors[name] = key
         if module is not None:
             self.decls.constructors[f"{module}.{name}"] = key
+
+    def register_field(self, name: str, module: str | None, key: str) -> None:
+        """As `register_constructor`: `x` is the field declared last outside modules, `M.x` the
+        one module M declares."""
+        if module is None or name not in self.decls.fields:
+            self.decls.fields[name] = key
+        if module is not None:
+            self.decls.fields[f"{module}.{name}"] = key
 
     def fresh_key(self, name: str) -> str:
         count = 2
@@ -421,16 +433,18 @@ class Inferencer:
                     expected: Type | None = None) -> tuple[str, TCon, dict[str, Type]]:
         """The record type that the (last declared) field `names[0]` belongs to, or the type
         `expected` is known to be when it has these fields."""
-        key = self.decls.fields.get(names[0])
+        key = self.decls.fields.get(names[0], self.decls.fields.get(_unqualified(names[0])))
         if key is None:
             raise CompileError(span, f"Unbound record field {names[0]}")
-        key = self.directed(expected, key, lambda d: f"{d.name}.{names[0]}" if set(names) <= {f.name for f in d.fields}
-                            else None)
+        written = {_unqualified(name) for name in names}
+        key = self.directed(expected, key, lambda d: f"{d.name}.{_unqualified(names[0])}"
+                            if written <= {f.name for f in d.fields} else None)
         type_name = self.decls.datatypes.fields[key].type_name
         result, mapping = self.instance_of(type_name)
         return type_name, result, mapping
 
     def field_of(self, type_name: str, name: str, span: Span) -> str:
+        name = _unqualified(name)
         datatype = self.decls.datatypes.types[type_name]
         if not any(f.name == name for f in datatype.fields):
             raise CompileError(span, f"This record expression is expected to have type {display_name(type_name)}\n"
@@ -673,9 +687,9 @@ class Inferencer:
         return result
 
     def infer_record(self, expr: ast.Record, env: Scope[Scheme]) -> Type:
-        names = [name for name, _ in expr.fields]
+        names = [_unqualified(name) for name, _ in expr.fields]
         expected, self.expected = self.expected, None
-        type_name, result, mapping = self.record_type(names, expr.span, expected)
+        type_name, result, mapping = self.record_type([name for name, _ in expr.fields], expr.span, expected)
         keys = tuple(self.field_of(type_name, name, expr.span) for name in names)
         self.typing.fields[id(expr)] = keys
         duplicate = next((n for n in names if names.count(n) > 1), None)
@@ -979,6 +993,11 @@ def unit_name(file: str) -> str:
     """OCaml's name for the compilation unit of a source file: `prog.fl` is `Prog`."""
     base = os.path.basename(file).split(".")[0]
     return base[:1].upper() + base[1:]
+
+
+def _unqualified(name: str) -> str:
+    """A field's name without the module the program named it by (`M.x`: `x`)."""
+    return name.rpartition(".")[2]
 
 
 def _replace_vars(t: Type, placeholders: dict[int, TCon]) -> Type:
