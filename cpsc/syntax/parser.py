@@ -770,7 +770,7 @@ class _ToAst:
     def empty_list(self, opening: Token, closing: Token) -> ast.Expr:
         return ast.Construct("[]", (), self._span((opening, closing)))
 
-    def list_literal(self, opening: Token, items: list[ast.Expr], closing: Token) -> ast.Expr:
+    def list_literal(self, opening: Token | ast.Expr, items: list[ast.Expr], closing: Token) -> ast.Expr:
         """`[a; b; c]` is `a :: (b :: (c :: []))`, built from the end in a loop."""
         span = self._span((opening, closing))
         result: ast.Expr = ast.Construct("[]", (), Span(span.file, span.end_line, span.end_col - 1,
@@ -802,7 +802,8 @@ class _ToAst:
         return str(name), value  # (`{ M.x = e }`: M's x, found by the module language)
 
     def field_pun(self, name: Token) -> Field:
-        return str(name), ast.Var(str(name), self._tok_span(name))
+        """`{ x }`, `{ M.x }`: the field given the variable of its name."""
+        return str(name), ast.Var(str(name).rpartition(".")[2], self._tok_span(name))
 
     def field_get(self, record: ast.Expr, name: Token) -> ast.Expr:
         """`r.f`, `r.M.f` (M's f, found by the module language)."""
@@ -816,7 +817,60 @@ class _ToAst:
         return self._call("Array.get", target, (target, index), closing)
 
     def string_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
+        """`s.[i]`; `M.[a; b]` with M a module: the list, M opened in it."""
+        if isinstance(target, ast.Construct) and not target.args:
+            items: list[ast.Expr] = []
+            while isinstance(index, ast.Seq):  # (the items were read as a sequence)
+                items.append(index.first)
+                index = index.second
+            literal = self.list_literal(target, [*items, index], closing)
+            return self._opened(target, literal, closing)
         return self._call("String.get", target, (target, index), closing)
+
+    def _opened(self, target: ast.Expr, literal: ast.Expr, closing: Token) -> ast.Expr:
+        """`M.{ ... }`, `M.[ ... ]`, `M.[| ... |]`: the literal, with module M opened in it."""
+        if not (isinstance(target, ast.Construct) and not target.args):
+            raise CompileError(literal.span, "Syntax error: a module path is expected before `.` here")
+        if target.name == "Stdlib":
+            return literal
+        self.module_expressions = True
+        return ast.LocalOpen(target.name, literal, self._span((target, closing)))
+
+    # `M.{ ... }`... with M a single name (`A.B.{ ... }` is the `opened_` rules')
+    def module_record(self, name: Token, opening: Token, fields: list[Field], closing: Token) -> ast.Expr:
+        return self.opened_record(self.constructor(name), opening, fields, closing)
+
+    def module_record_with(self, name: Token, opening: Token, base: ast.Expr, fields: list[Field],
+                           closing: Token) -> ast.Expr:
+        return self.opened_record_with(self.constructor(name), opening, base, fields, closing)
+
+    def module_list(self, name: Token, opening: Token, items: list[ast.Expr], closing: Token) -> ast.Expr:
+        return self._opened(self.constructor(name), self.list_literal(opening, items, closing), closing)
+
+    def module_empty_list(self, name: Token, opening: Token, closing: Token) -> ast.Expr:
+        return self.opened_empty_list(self.constructor(name), opening, closing)
+
+    def module_array(self, name: Token, opening: Token, items: list[ast.Expr], closing: Token) -> ast.Expr:
+        return self.opened_array(self.constructor(name), opening, items, closing)
+
+    def module_empty_array(self, name: Token, opening: Token, closing: Token) -> ast.Expr:
+        return self.opened_empty_array(self.constructor(name), opening, closing)
+
+    def opened_record(self, target: ast.Expr, opening: Token, fields: list[Field], closing: Token) -> ast.Expr:
+        return self._opened(target, self.record(opening, fields, closing), closing)
+
+    def opened_record_with(self, target: ast.Expr, opening: Token, base: ast.Expr, fields: list[Field],
+                           closing: Token) -> ast.Expr:
+        return self._opened(target, self.record_with(opening, base, fields, closing), closing)
+
+    def opened_empty_list(self, target: ast.Expr, opening: Token, closing: Token) -> ast.Expr:
+        return self._opened(target, self.empty_list(opening, closing), closing)
+
+    def opened_array(self, target: ast.Expr, opening: Token, items: list[ast.Expr], closing: Token) -> ast.Expr:
+        return self._opened(target, self.array_literal(opening, items, closing), closing)
+
+    def opened_empty_array(self, target: ast.Expr, opening: Token, closing: Token) -> ast.Expr:
+        return self._opened(target, self.empty_array(opening, closing), closing)
 
     def _call(self, name: str, first: Any, args: tuple[ast.Expr, ...], last: Any) -> ast.Expr:
         span = self._span((first, last))
@@ -1112,7 +1166,7 @@ class _ToAst:
         return str(name), pattern
 
     def field_pattern_pun(self, name: Token) -> FieldPattern:
-        return str(name), ast.PVar(str(name), self._tok_span(name))
+        return str(name), ast.PVar(str(name).rpartition(".")[2], self._tok_span(name))
 
     def ptuple(self, *items: ast.Pattern) -> ast.Pattern:
         return ast.PTuple(items, self._span(items))
