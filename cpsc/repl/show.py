@@ -9,6 +9,7 @@ around a value that needs them as a constructor's argument (`Some (Some 1)`, `So
 
 from __future__ import annotations
 
+import re
 from typing import Any, Union
 
 from cpsc.syntax import ast
@@ -167,6 +168,14 @@ class ValuePrinters:
             return f'{constructor} x0 -> {PREFIX}_paren p ("{name} " ^ {self.printer(args[0])} true x0)'
         shown = ' ^ ", " ^ '.join(f"{self.printer(a)} false {n}" for a, n in zip(args, names))
         return f'{constructor} ({", ".join(names)}) -> {PREFIX}_paren p ("{name} (" ^ {shown} ^ ")")'
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
+
+
+def value_name(name: str) -> str:
+    """A value's name as OCaml writes it: an operator in parentheses (`( +! )`, `( let* )`)."""
+    return name if _IDENTIFIER.fullmatch(name) else f"( {name} )"
 
 
 def _printable(datatype: DataType) -> bool:
@@ -377,7 +386,7 @@ def module_type_text(module_type: Any) -> str:
 
 def _signature_item(item: Any) -> str:
     if isinstance(item, m.SigVal):
-        return f"val {item.name} : {type_expr(item.type)}"
+        return f"val {value_name(item.name)} : {type_expr(item.type)}"
     if isinstance(item, m.SigType):
         return "\n    ".join(f"{'type' if i == 0 else 'and'} {_applied(list(d.params), d.name)}"
                               if d.name in item.abstract else _type_definition("type" if i == 0 else "and", d, "    ")

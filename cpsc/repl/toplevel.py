@@ -31,6 +31,7 @@ from cpsc.repl.show import (
     result_signature,
     type_declaration,
     type_expr,
+    value_name,
 )
 from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
@@ -183,7 +184,7 @@ class Toplevel:
         if isinstance(declaration, ast.ExceptionDecl):
             return [exception_declaration(declaration)]
         if isinstance(declaration, ast.LetDecl):
-            return [f"val {var.name.rpartition('.')[2].partition('/')[0]} : {self._show(checked, var)}"
+            return [f"val {value_name(var.name.rpartition('.')[2].partition('/')[0])} : {self._show(checked, var)}"
                     for var in _bound_vars(declaration) if values is None or var.name in values]
         return []
 
@@ -263,8 +264,8 @@ class Toplevel:
         for binding in declaration.bindings:
             for var in _bound_vars(binding.pattern):
                 t = _scheme_type(checked.typing, var)
-                head = "- " if var.name.startswith("cpsc__it") else f"val {var.name} "
-                value = f"{printers.printer(t)} false {var.name}"
+                head = "- " if var.name.startswith("cpsc__it") else f"val {value_name(var.name)} "
+                value = f"{printers.printer(t)} false {value_name(var.name)}"
                 lines.append(f"print_string ({_fl_string(f'{head}: {self._show(checked, var)} = ')} ^ {value} ^ "
                              '"\\n")')
         if not lines:

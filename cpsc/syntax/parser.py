@@ -689,6 +689,19 @@ class _ToAst:
         body = ast.Let(False, values, parts[-1], span)
         return ast.Let(True, functions, body, span) if functions else body
 
+    def letop_in(self, letop: Token, *parts: Any) -> ast.Expr:
+        """`let* p1 = e1 and* p2 = e2 in body`: `( let* ) (( and* ) e1 e2) (fun (p1, p2) -> body)`,
+        as OCaml's binding operators are."""
+        first, *rest, body = parts
+        value, pattern = first.value, first.pattern
+        for operator, binding in zip(rest[::2], rest[1::2]):
+            span = self._span((value, binding))
+            value = ast.App(ast.App(ast.Var(str(operator), self._tok_span(operator)), value, span), binding.value, span)
+            pattern = ast.PTuple((pattern, binding.pattern), self._span((pattern, binding.pattern)))
+        span = self._span((letop, body))
+        continuation = _function([pattern], body, self._span((first, body)))
+        return ast.App(ast.App(ast.Var(str(letop), self._tok_span(letop)), value, span), continuation, span)
+
     def lambda_(self, fun: Token, *parts: Any) -> ast.Expr:
         span = self._span((fun, parts[-1]))
         *params, body = parts

@@ -135,6 +135,13 @@ PHRASES = [
     ('say "%d-%s\\n" 1 "a";;', "1-a\n- : unit = ()\n"),
     ("let kpr = Printf.ksprintf;;", "val kpr : (string -> 'a) -> ('b, unit, string, 'a) format4 -> 'b = <fun>\n"),
     ("let fpr = Format.asprintf;;", "val fpr : ('a, Format.formatter, unit, string) format4 -> 'a = <fun>\n"),
+    # operators, binding operators among them, are shown in parentheses and usable after
+    ("let ( +! ) a b = a * 10 + b;;", "val ( +! ) : int -> int -> int = <fun>\n"),
+    ("1 +! 2;;", "- : int = 12\n"),
+    ("let ( let* ) o f = match o with None -> None | Some x -> f x;;",
+     "val ( let* ) : 'a option -> ('a -> 'b option) -> 'b option = <fun>\n"),
+    ("let* x = Some 3 in Some (x + 1);;", "- : int option = Some 4\n"),
+    ("module Ops = struct let ( ++ ) a b = a @ b end;;", "module Ops : sig val ( ++ ) : 'a list -> 'a list -> 'a list end\n"),
     # a module's constructors by their path
     ("module Qm = struct type t = A | B of int end;;", "module Qm : sig type t = A | B of int end\n"),
     ("[Qm.B 3; Qm.A];;", "- : Qm.t list = [Qm.B 3; Qm.A]\n"),
