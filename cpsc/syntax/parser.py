@@ -81,7 +81,8 @@ def _spread(method: Callable[..., Any]) -> Callable[[list[Any]], Any]:
 # opens no comment) and comment brackets.
 _COMMENT_SCAN = re.compile(r"""
     "(?:[^"\\]|\\.)*"                                   # string literal
-  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}))'   # char literal
+  | \{(?P<quoted>[a-z_]*)\|.*?\|(?P=quoted)\}           # quoted string literal
+  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}))'   # char literal
   | \(\*(?!\))                                           # comment opens (but `( *)` is an operator)
   | \*\)                                                  # comment closes
 """, re.VERBOSE | re.DOTALL)
@@ -119,7 +120,8 @@ def strip_comments(text: str, file: str) -> str:
 # OCaml keywords or signs FL does not use, so no FL program contains them otherwise).
 _OUTSIDE_FL = re.compile(r"""
     "(?:[^"\\]|\\.)*"                                   # string literal: skipped
-  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}))'   # char literal: skipped
+  | \{(?P<quoted>[a-z_]*)\|(?:.|\n)*?\|(?P=quoted)\}     # quoted string literal: skipped
+  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}))'   # char literal: skipped
   | (?P<objects>\b(?:object|class|method|new|inherit|initializer|virtual|private)\b|\#(?=[a-z_]))
   | (?P<recursive_modules>\bmodule\s+rec\b)
   | (?P<module_type_of>\bmodule\s+type\s+of\b)
@@ -1057,7 +1059,11 @@ class _ToAst:
         return ast.Const(parse_float_literal(str(tok)), "float", self._tok_span(tok))
 
     def _literal(self, tok: Token) -> str:
-        """The value of a string or character literal."""
+        """The value of a string or character literal (a quoted string's is its text)."""
+        text = str(tok)
+        if text.startswith("{"):
+            opening = text.index("|") + 1
+            return text[opening:len(text) - opening]
         try:
             return decode_escapes(str(tok)[1:-1])
         except IllegalEscape as illegal:
