@@ -102,6 +102,7 @@ _add("close_channel", (INT,), UNIT, "fl_close_channel", pure=False)
 _add("channel_write", (INT, STRING), UNIT, "fl_channel_write", pure=False)
 _add("channel_flush", (INT,), UNIT, "fl_channel_flush", pure=False)
 _add("channel_read_char", (INT,), INT, "fl_channel_read_char", pure=False)
+_add("channel_read_available", (INT, INT), STRING, "fl_channel_read_available", pure=False)
 _add("channel_at_eof", (INT,), BOOL, "fl_channel_at_eof", pure=False)
 _add("channel_read_line", (INT,), STRING, "fl_channel_read_line", pure=False)
 _add("remove_file", (STRING,), BOOL, "fl_remove_file", pure=False)
@@ -227,7 +228,7 @@ def evaluate(op: str, args: list[Any], out: list[str]) -> Any:
         return args[0] and args[1]
     if len(args) == 1:
         return unary(out, source, args[0])
-    return binary(source, args[0], args[1])
+    return binary(source, args[0], args[1], out)
 
 
 # The impure primitives that write no block or array the program already has (they read, make
@@ -235,7 +236,8 @@ def evaluate(op: str, args: list[Any], out: list[str]) -> Any:
 # primitive missing here is taken to write anything.
 PRIMITIVES_THAT_KEEP_THE_HEAP = frozenset({
     "argv", "array_make", "array_unsafe_get", "at_eof", "caught_exception", "channel_at_eof", "channel_error",
-    "channel_flush", "channel_length", "channel_pos", "channel_read_char", "channel_read_line", "channel_seek",
+    "channel_flush", "channel_length", "channel_pos", "channel_read_available", "channel_read_char",
+    "channel_read_line", "channel_seek",
     "channel_write", "char_array_of_string", "char_chr", "close_channel", "cpu_time", "div_int", "exit",
     "file_exists", "flush_stdout", "getenv", "has_env", "mod_int", "open_channel", "prerr_string", "print_char",
     "print_float", "print_int", "print_string", "random_seed", "read_line", "remove_file", "string_make",

@@ -64,6 +64,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "fl_open_channel": "string -> int -> int", "fl_channel_error": "unit -> string",
     "fl_close_channel": "int -> unit", "fl_channel_write": "int -> string -> unit",
     "fl_channel_flush": "int -> unit", "fl_channel_read_char": "int -> int",
+    "fl_channel_read_available": "int -> int -> string",
     "fl_channel_at_eof": "int -> bool", "fl_channel_read_line": "int -> string",
     "fl_remove_file": "string -> bool", "fl_file_exists": "string -> bool",
     # Sys's file system and shell (cpsc.semantics.channels): an error's text is channel_error's

@@ -11,10 +11,70 @@ import stat
 import sys
 from typing import IO, Any
 
-_files: dict[int, IO[bytes]] = {}
+
+class _Reader:
+    """A file open for reading, buffered as OCaml's in_channel is (and the C runtime's stdio
+    with OCaml's buffer size): one read(2) of at most 64 KiB when the buffer is spent, so that
+    `input` gives at once what OCaml's gives; a seek inside the buffer keeps it."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+        self.position = 0  # in the buffer
+        self.start = 0  # the file's offset of the buffer's first byte
+
+    def _fill(self) -> bool:
+        """Read once into a new buffer (the old one spent); False at the end."""
+        chunk = os.read(self.fd, _BUFFER_BYTES)
+        if not chunk:
+            return False
+        self.start, self.buffer, self.position = self.start + len(self.buffer), chunk, 0
+        return True
+
+    def at_eof(self) -> bool:
+        return self.position == len(self.buffer) and not self._fill()
+
+    def take(self, most: int) -> bytes:
+        data = self.buffer[self.position:self.position + most]
+        self.position += len(data)
+        return data
+
+    def read_line(self) -> bytes:
+        pieces = []
+        while not self.at_eof():
+            end = self.buffer.find(b"\n", self.position)
+            if end >= 0:
+                pieces.append(self.take(end - self.position))
+                self.position += 1
+                break
+            pieces.append(self.take(len(self.buffer)))
+        return b"".join(pieces)
+
+    def tell(self) -> int:
+        return self.start + self.position
+
+    def seek(self, offset: int) -> None:
+        if self.start <= offset <= self.start + len(self.buffer):
+            self.position = offset - self.start
+        else:
+            os.lseek(self.fd, offset, os.SEEK_SET)
+            self.start, self.buffer, self.position = offset, b"", 0
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def writable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+_files: dict[int, Any] = {}
 _handles = itertools.count(1)
 _last_error = [""]
 _MODES = {0: "rb", 1: "wb", 2: "ab"}  # read, write (truncated), append
+_BUFFER_BYTES = 65536  # OCaml's channel buffer: what one read of a file gives at most
 
 
 _GENERAL, _INPUT = 1 << 20, 1 << 19  # open_in_gen / open_out_gen (lang/prelude.fl, `fl_open_gen`)
@@ -22,21 +82,29 @@ _GENERAL, _INPUT = 1 << 20, 1 << 19  # open_in_gen / open_out_gen (lang/prelude.
 _FLAGS = [os.O_RDONLY, os.O_WRONLY, os.O_APPEND, os.O_CREAT, os.O_TRUNC, os.O_EXCL, 0, 0, os.O_NONBLOCK]
 
 
-def _open_general(path: bytes, mode: int) -> IO[bytes]:
+def _open_general(path: bytes, mode: int) -> IO[bytes] | _Reader:
     """open(2) with the flags and permissions of `open_in_gen`/`open_out_gen`."""
     flags = 0
     for bit, flag in enumerate(_FLAGS):
         if mode & (1 << bit):
             flags |= flag
     fd = os.open(path, flags, (mode >> 9) & 0o777)
-    return os.fdopen(fd, "rb" if mode & _INPUT else "ab" if flags & os.O_APPEND else "wb")
+    if mode & _INPUT:
+        return _Reader(fd)
+    return os.fdopen(fd, "ab" if flags & os.O_APPEND else "wb")
 
 
 def open_channel(path: str, mode: int) -> int:
     """A handle of the file, or -1 (its error then `channel_error`)."""
     try:
         name = path.encode("latin-1")
-        file = _open_general(name, mode) if mode & _GENERAL else open(name, _MODES[mode])  # noqa: SIM115
+        file: IO[bytes] | _Reader
+        if mode & _GENERAL:
+            file = _open_general(name, mode)
+        elif mode == 0:
+            file = _Reader(os.open(name, os.O_RDONLY))
+        else:
+            file = open(name, _MODES[mode])  # noqa: SIM115
     except OSError as error:
         _last_error[0] = os.strerror(error.errno or 0)
         return -1
@@ -67,26 +135,34 @@ def flush(handle: int) -> None:
         file.flush()
 
 
+def _reader(handle: int) -> _Reader | None:
+    file = _files.get(handle)
+    return file if isinstance(file, _Reader) else None
+
+
 def read_char(handle: int) -> int:
     """The next byte, or -1 at the end (or of a closed channel)."""
-    file = _files.get(handle)
-    data = file.read(1) if file is not None else b""
-    return data[0] if data else -1
+    file = _reader(handle)
+    return -1 if file is None or file.at_eof() else file.take(1)[0]
+
+
+def read_available(handle: int, most: int) -> str:
+    """OCaml's `input`: what the buffer holds (read once when it holds none), at most `most`."""
+    file = _reader(handle)
+    if file is None or most <= 0 or file.at_eof():
+        return ""
+    return file.take(most).decode("latin-1")
 
 
 def at_eof(handle: int) -> bool:
-    file = _files.get(handle)
-    if file is None:
-        return True
-    data = file.peek(1) if hasattr(file, "peek") else b""
-    return not data
+    file = _reader(handle)
+    return file is None or file.at_eof()
 
 
 def read_line(handle: int) -> str:
     """The next line without its newline (`at_eof` said there is one)."""
-    file = _files.get(handle)
-    line = file.readline() if file is not None else b""
-    return line.removesuffix(b"\n").decode("latin-1")
+    file = _reader(handle)
+    return file.read_line().decode("latin-1") if file is not None else ""
 
 
 def length(handle: int) -> int:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import io
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 from cpsc import deep_stack
 from cpsc.deep_stack import call_with_deep_stack, with_recursion_limit
@@ -25,32 +25,58 @@ class Outcome:
 
 class Output(list):  # type: ignore[type-arg]
     """What a program prints on stdout (the list), with what it prints on stderr and the
-    input it reads (the process's stdin unless a test gives one) beside."""
+    input it reads (the process's stdin unless a test gives one) beside.
+
+    stdin is read as OCaml's channel reads it: into a buffer, one read(2) of at most 64 KiB
+    at a time (from a terminal, the line typed; from a pipe, what was written), so that what
+    `input` and Scanf take at once is what they take in OCaml."""
 
     def __init__(self, stdin: str | None = None) -> None:
         super().__init__()
         self.err: list[str] = []
-        self.stdin: TextIO = io.StringIO(stdin) if stdin is not None else sys.stdin
-        self.pending: str | None = None  # a line read ahead by `at_eof`
+        self.given = stdin  # (all of it one read)
+        self.buffer = ""  # read, and taken from `position` on
+        self.position = 0
+
+    def _fill(self) -> bool:
+        """Read once more from stdin into the buffer; False at the end."""
+        if self.given is not None:
+            chunk, self.given = self.given, ""
+        else:
+            chunk = os.read(sys.stdin.fileno(), _STDIN_BUFFER_BYTES).decode("latin-1")
+        if not chunk:
+            return False
+        self.buffer, self.position = self.buffer[self.position:] + chunk, 0
+        return True
 
     def at_eof(self) -> bool:
-        if self.pending is None:
-            self.pending = self.stdin.readline()
-        return self.pending == ""
+        return self.position == len(self.buffer) and not self._fill()
+
+    def _take(self, count: int) -> str:
+        text = self.buffer[self.position:self.position + count]
+        self.position += len(text)
+        return text
 
     def read_line(self) -> str:
         """The next line without its newline (the prelude's read_line tests `at_eof` first)."""
-        line = self.pending if self.pending is not None else self.stdin.readline()
-        self.pending = None
-        return line[:-1] if line.endswith("\n") else line
+        while self.buffer.find("\n", self.position) < 0 and self._fill():
+            pass
+        end = self.buffer.find("\n", self.position)
+        line = self._take(len(self.buffer) if end < 0 else end - self.position)
+        self.position += end >= 0
+        return line
+
+    def read_available(self, most: int) -> str:
+        """OCaml's `input` on stdin: what the buffer holds (read once if it is empty), at most
+        `most` characters."""
+        return "" if most <= 0 or self.at_eof() else self._take(most)
 
     def read_char(self) -> int:
         """The next character's code, or -1 at the end."""
-        if self.at_eof():
-            return -1
-        assert self.pending is not None
-        char, self.pending = self.pending[0], self.pending[1:] or None
-        return ord(char)
+        return -1 if self.at_eof() else ord(self._take(1))
+
+
+_STDIN_BUFFER_BYTES = 65536  # OCaml's channel buffer
 
 
 @dataclass
@@ -163,7 +189,9 @@ PURE_UNARY: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def binary(name: str, x: Any, y: Any) -> Any:
+def binary(name: str, x: Any, y: Any, out: Any = None) -> Any:
+    if name == "fl_channel_read_available":  # (a handle: 0 is stdin, which `out` reads)
+        return out.read_available(y) if x == 0 else channels.read_available(x, y)
     if name in INT_BINARY:
         return INT_BINARY[name](x, y)
     if name in COMPARE:
@@ -173,7 +201,8 @@ def binary(name: str, x: Any, y: Any) -> Any:
     return float_op(name, x, y)
 
 
-BINARY_NAMES = (frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**", "atan2", "mod_float"}
+BINARY_NAMES = (frozenset(INT_BINARY) | frozenset(COMPARE) | {"^", "+.", "-.", "*.", "/.", "**", "atan2", "mod_float",
+                                                               "fl_channel_read_available"}
                 | {source for source, (_, arity) in b.LIBM_FUNCTIONS.items() if arity == 2})
 UNARY_NAMES = frozenset(PURE_UNARY) | {"print_int", "print_float", "print_string", "print_char",
                                        "flush_stdout", "exit", "prerr_string", "read_line", "fl_at_eof"} \

@@ -61,7 +61,7 @@ class Interpreter:
             return DATA_PRIMITIVES[prim.name][1](*args)
         if prim.arity == 1:
             return unary(self.machine.out, prim.name, arg)
-        return binary(prim.name, args[0], args[1])
+        return binary(prim.name, args[0], args[1], self.machine.out)
 
     # ---------------------------------------------------------------- data
     def exception_identity(self, key: str, env: dict[str, Any]) -> Any:
