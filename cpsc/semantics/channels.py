@@ -9,23 +9,24 @@ import itertools
 import os
 import stat
 import sys
+from collections.abc import Callable
 from typing import IO, Any
 
 
-class _Reader:
-    """A file open for reading, buffered as OCaml's in_channel is (and the C runtime's stdio
-    with OCaml's buffer size): one read(2) of at most 64 KiB when the buffer is spent, so that
-    `input` gives at once what OCaml's gives; a seek inside the buffer keeps it."""
+class InputBuffer:
+    """What is read of an input, buffered as OCaml's in_channel is (and the C runtime's stdio,
+    with OCaml's buffer size): `read` once (one read(2) of at most 64 KiB) when the buffer is
+    spent, so that `input` gives at once what OCaml's gives."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
+    def __init__(self, read: Callable[[], bytes]) -> None:
+        self.read = read
         self.buffer = b""
         self.position = 0  # in the buffer
-        self.start = 0  # the file's offset of the buffer's first byte
+        self.start = 0  # the input's offset of the buffer's first byte
 
     def _fill(self) -> bool:
         """Read once into a new buffer (the old one spent); False at the end."""
-        chunk = os.read(self.fd, _BUFFER_BYTES)
+        chunk = self.read()
         if not chunk:
             return False
         self.start, self.buffer, self.position = self.start + len(self.buffer), chunk, 0
@@ -49,6 +50,14 @@ class _Reader:
                 break
             pieces.append(self.take(len(self.buffer)))
         return b"".join(pieces)
+
+
+class _Reader(InputBuffer):
+    """A file open for reading; a seek inside the buffer keeps it, as OCaml's does."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__(lambda: os.read(fd, BUFFER_BYTES))
+        self.fd = fd
 
     def tell(self) -> int:
         return self.start + self.position
@@ -74,7 +83,7 @@ _files: dict[int, Any] = {}
 _handles = itertools.count(1)
 _last_error = [""]
 _MODES = {0: "rb", 1: "wb", 2: "ab"}  # read, write (truncated), append
-_BUFFER_BYTES = 65536  # OCaml's channel buffer: what one read of a file gives at most
+BUFFER_BYTES = 65536  # OCaml's channel buffer: what one read of a file gives at most
 
 
 _GENERAL, _INPUT = 1 << 20, 1 << 19  # open_in_gen / open_out_gen (lang/prelude.fl, `fl_open_gen`)

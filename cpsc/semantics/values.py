@@ -25,58 +25,33 @@ class Outcome:
 
 class Output(list):  # type: ignore[type-arg]
     """What a program prints on stdout (the list), with what it prints on stderr and the
-    input it reads (the process's stdin unless a test gives one) beside.
-
-    stdin is read as OCaml's channel reads it: into a buffer, one read(2) of at most 64 KiB
-    at a time (from a terminal, the line typed; from a pipe, what was written), so that what
-    `input` and Scanf take at once is what they take in OCaml."""
+    input it reads (the process's stdin unless a test gives one) beside, buffered as OCaml's
+    stdin is (`channels.InputBuffer`: from a terminal, the line typed at once; from a pipe,
+    what was written), so that what `input` and Scanf take at once is what they take in OCaml."""
 
     def __init__(self, stdin: str | None = None) -> None:
         super().__init__()
         self.err: list[str] = []
-        self.given = stdin  # (all of it one read)
-        self.buffer = ""  # read, and taken from `position` on
-        self.position = 0
-
-    def _fill(self) -> bool:
-        """Read once more from stdin into the buffer; False at the end."""
-        if self.given is not None:
-            chunk, self.given = self.given, ""
-        else:
-            chunk = os.read(sys.stdin.fileno(), _STDIN_BUFFER_BYTES).decode("latin-1")
-        if not chunk:
-            return False
-        self.buffer, self.position = self.buffer[self.position:] + chunk, 0
-        return True
+        given = [stdin.encode("latin-1")] if stdin is not None else None
+        self.stdin = channels.InputBuffer(
+            (lambda: given.pop() if given else b"") if given is not None
+            else (lambda: os.read(sys.stdin.fileno(), channels.BUFFER_BYTES)))
 
     def at_eof(self) -> bool:
-        return self.position == len(self.buffer) and not self._fill()
-
-    def _take(self, count: int) -> str:
-        text = self.buffer[self.position:self.position + count]
-        self.position += len(text)
-        return text
+        return self.stdin.at_eof()
 
     def read_line(self) -> str:
         """The next line without its newline (the prelude's read_line tests `at_eof` first)."""
-        while self.buffer.find("\n", self.position) < 0 and self._fill():
-            pass
-        end = self.buffer.find("\n", self.position)
-        line = self._take(len(self.buffer) if end < 0 else end - self.position)
-        self.position += end >= 0
-        return line
+        return self.stdin.read_line().decode("latin-1")
 
     def read_available(self, most: int) -> str:
         """OCaml's `input` on stdin: what the buffer holds (read once if it is empty), at most
         `most` characters."""
-        return "" if most <= 0 or self.at_eof() else self._take(most)
+        return "" if most <= 0 or self.at_eof() else self.stdin.take(most).decode("latin-1")
 
     def read_char(self) -> int:
         """The next character's code, or -1 at the end."""
-        return -1 if self.at_eof() else ord(self._take(1))
-
-
-_STDIN_BUFFER_BYTES = 65536  # OCaml's channel buffer
+        return -1 if self.at_eof() else self.stdin.take(1)[0]
 
 
 @dataclass
