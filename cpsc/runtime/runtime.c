@@ -272,6 +272,9 @@ static void format_exception(int64_t *exn, int printexc, char *out, size_t size)
     if (kinds[0] == 'T') {  /* Match_failure, Assert_failure: their tuple's components */
         args = (int64_t *)(intptr_t)exn[1];
         kinds = "sii";
+    } else if (kinds[0] == 'R') {  /* `exception E of { ... }`: the record's fields */
+        args = (int64_t *)(intptr_t)exn[1];
+        kinds++;
     }
     if (kinds[0] == 0) return;
     append(out, size, &n, "(");

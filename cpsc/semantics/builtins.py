@@ -101,7 +101,8 @@ class ExceptionId:
     as OCaml's runtime does without types: `i` an immediate printed as an integer (int, char,
     bool, unit), `s` a string in quotes, `d` a data value (its number if it is a constant
     constructor, else `_`), `_` anything else; `T` is the one tuple of Match_failure and
-    Assert_failure, printed as its three components."""
+    Assert_failure, printed as its three components; `R` before the kinds of an inline
+    record's fields (`exception E of { ... }`) prints the fields as E's arguments."""
 
     key: str
     kinds: str
@@ -168,6 +169,8 @@ def format_exception(value: tuple[Any, ...], printexc: bool = False) -> str:
     args, kinds = list(value[1:]), exception_id.kinds
     if kinds == "T":
         args, kinds = list(args[0]), "sii"
+    elif kinds.startswith("R"):  # an inline record's fields
+        args, kinds = list(args[0]), kinds[1:]
     if not args:
         return exception_id.name
     arguments = (_format_argument(a, k, printexc) for a, k in zip(args, kinds))

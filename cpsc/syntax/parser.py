@@ -473,8 +473,8 @@ class _ToAst:
         placeholder = ast.TyName(str(name), tuple(ast.TyVar(p, span) for p in params), span)
         return _AbstractType(ast.TypeDef(str(name), params, span, abbreviation=placeholder))
 
-    def sig_exception(self, declaration: ast.ExceptionDecl, *separators: Token) -> m.SigException:
-        return m.SigException(declaration)
+    def sig_exception(self, declaration: ast.ExceptionDecl | list[ast.Declaration], *separators: Token) -> m.SigException:
+        return m.SigException(_plain_exception(declaration, "a signature"))
 
     def sig_module(self, keyword: Token, name: Token, *parts: Any) -> m.SigModule:
         items: list[Any] = [p for p in parts if not isinstance(p, Token)]
@@ -535,6 +535,16 @@ class _ToAst:
         types = tuple(a for a in args if not isinstance(a, Token))
         return ast.ExceptionDecl(str(name), types, self._span((keyword, types[-1] if types else name)))
 
+    def exception_record(self, keyword: Token, name: Token, opening: Token, *parts: Any) -> list[ast.Declaration]:
+        """`exception E of { fields }`: E takes a record of a type of its own, `exn.E`, declared
+        before it (as a variant's constructor with an inline record does)."""
+        fields = tuple(p for p in parts if isinstance(p, ast.FieldDecl))
+        span = self._span((keyword, parts[-1]))
+        record_name = f"exn.{name}"
+        record = ast.TypeDecl((ast.TypeDef(record_name, (), span, fields=fields),), span)
+        argument = ast.TyName(record_name, (), span)
+        return [record, ast.ExceptionDecl(str(name), (argument,), span)]
+
     def inline_record(self, name: Token, opening: Token, *parts: Any) -> _InlineRecord:
         fields = tuple(p for p in parts if isinstance(p, ast.FieldDecl))
         return _InlineRecord(str(name), fields, self._span((name, parts[-1] if parts else opening)))
@@ -543,10 +553,11 @@ class _ToAst:
         guard = rest[0] if len(rest) == 2 else None
         return _ExceptionCase(ast.Case(pattern, guard, rest[-1], self._span((keyword, rest[-1]))))
 
-    def let_exception(self, keyword: Token, decl: ast.ExceptionDecl, body: ast.Expr) -> ast.Expr:
+    def let_exception(self, keyword: Token, decl: ast.ExceptionDecl | list[ast.Declaration], body: ast.Expr) -> ast.Expr:
         """`let exception E in body`, under a name no other exception has, which body's `E`s
         are made. Its arguments may name the locally abstract types of a function it is in
         (`(type t)` becomes `'t` later), but not type variables, as in OCaml."""
+        decl = _plain_exception(decl, "a `let exception`")
         for arg in decl.args:
             for node in _type_nodes(arg):
                 if isinstance(node, ast.TyVar):
@@ -1532,6 +1543,14 @@ class _ReturnAnnot:
         self.span = span
         self.local_types = local_types
         self.polymorphic = polymorphic
+
+
+def _plain_exception(declaration: ast.ExceptionDecl | list[ast.Declaration], where: str) -> ast.ExceptionDecl:
+    """An exception declaration where one with an inline record (its record type declared with
+    it: `exception_record`) is not supported."""
+    if isinstance(declaration, list):
+        raise CompileError(declaration[-1].span, f"an exception with an inline record in {where} is not supported in FL")
+    return declaration
 
 
 class _InlineRecord:

@@ -144,6 +144,10 @@ class DataTypes:
             datatype = self.types.get(t.name)
             return "d" if datatype is not None and datatype.constant_count else "_"
 
+        inline = args[0] if len(args) == 1 and isinstance(args[0], TCon) else None
+        if inline is not None and (inline.name.startswith("exn.") or ".exn." in inline.name):
+            # `exception E of { fields }`: the fields, printed as E's arguments (as OCaml's)
+            return "R" + "".join(kind(f.type) for f in self.types[inline.name].fields)
         return "".join(kind(a) for a in args)
 
     def hash_descriptor(self, t: TCon) -> str:
