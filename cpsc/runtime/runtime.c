@@ -842,6 +842,19 @@ static size_t escaped_char(unsigned char c, char quote, char *out) {
     }
 }
 
+/* %s, %S, %B as OCaml's: a precision cuts nothing; without a width it is the width
+   (CamlinternalFormat's get_padprec), justified as the flags say */
+static fl_string *string_padded(const char *text, size_t length, const fl_string *spec) {
+    const char *dot = memchr(spec->bytes, '.', (size_t)spec->length);
+    if (dot == NULL) return padded(text, length, spec);
+    for (const char *p = spec->bytes + 1; p < dot; p++)
+        if (*p >= '1' && *p <= '9') return padded(text, length, spec);
+    char as_width[32];
+    int n = snprintf(as_width, sizeof as_width, "%%%s%lds", memchr(spec->bytes, '-', (size_t)(dot - spec->bytes)) ? "-" : "",
+                     atol(dot + 1));
+    return padded(text, length, make_string(as_width, n));
+}
+
 fl_string *fl_format_string(fl_string *spec, fl_string *s) {
     char format[64], conversion;
     spec_parts(spec, format, &conversion);
@@ -851,12 +864,9 @@ fl_string *fl_format_string(fl_string *spec, fl_string *s) {
         text[n++] = '"';
         for (int64_t i = 0; i < s->length; i++) n += escaped_char((unsigned char)s->bytes[i], '"', text + n);
         text[n++] = '"';
-        return padded(text, n, spec);
+        return string_padded(text, n, spec);
     }
-    if (strchr(format, '.') == NULL) return padded(s->bytes, (size_t)s->length, spec);
-    size_t n = strlen(format);
-    format[n++] = 's'; format[n] = 0;
-    return formatted(format, s->bytes);
+    return string_padded(s->bytes, (size_t)s->length, spec);
 }
 
 fl_string *fl_format_char(fl_string *spec, int8_t c) {

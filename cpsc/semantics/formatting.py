@@ -25,13 +25,14 @@ def format_value(spec: str, value: Any) -> str:
         return _pad(text.upper() if conversion == "H" else text, flags, width, zeros="0" in flags)
     if conversion in "feEgGF":
         return _format_float(flags, width, precision, conversion, value)
-    if conversion == "S":
-        return _pad(ocaml_string_literal(value), flags, width)
+    if conversion in "sS":  # a precision cuts nothing; without a width it is the width
+        text = ocaml_string_literal(value) if conversion == "S" else value
+        return _pad(text, flags, width or precision or "")
     if conversion == "c":  # OCaml pads no character
         return str(value)
     if conversion == "C":
         return ocaml_char_literal(value)
-    return ("%" + flags + width + ("." + precision if precision is not None else "") + "s") % value
+    raise AssertionError(spec)
 
 
 def _format_int(flags: str, width: str, precision: str | None, conversion: str, value: int) -> str:

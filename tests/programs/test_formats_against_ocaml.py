@@ -59,8 +59,9 @@ FLOAT_CONVERSIONS = st.builds(lambda f, w, p, c, x: (f"%{f}{w}{p}{c}", _float_li
                               st.sampled_from(["", "-", "0", "+", " "]), width, precision,
                               st.sampled_from("feEgGFhH"), floats)
 OTHER_CONVERSIONS = st.one_of(
-    st.builds(lambda f, w, s: (f"%{f}{w}s", _string_literal(s)), st.sampled_from(["", "-"]), width, text),
-    st.builds(lambda s: ("%S", _string_literal(s)), text),
+    st.builds(lambda f, w, p, s: (f"%{f}{w}{p}s", _string_literal(s)), st.sampled_from(["", "-"]), width, precision,
+              text),
+    st.builds(lambda p, s: (f"%{p}S", _string_literal(s)), precision, text),
     st.builds(lambda c: ("%c", _char_literal(c)), chars),
     st.builds(lambda c: ("%C", _char_literal(c)), chars),
     st.builds(lambda w, b: (f"%{w}B", "true" if b else "false"), width, st.booleans()),
