@@ -77,6 +77,14 @@ class Env(Members):
         always the qualified name of M's x."""
         return self.seals or any(isinstance(inner, Env) and inner.sealed for inner in self.modules.values())
 
+    @property
+    def renamed(self) -> bool:
+        """Whether some member is not named after M (`M.x` is another module's x: `include`),
+        here or in a module of M (`StdLabels.List`, an alias)."""
+        return any(flat != f"{self.path}.{member}" for member, flat in self.values.items()) \
+            or any(isinstance(inner, Env) and (inner.renamed or inner.path != f"{self.path}.{name}")
+                   for name, inner in self.modules.items())
+
 
 @dataclass(repr=False)
 class Scope(Members):

@@ -1657,8 +1657,10 @@ def parse_module(text: str, file: str, modules: Scope | None = None) -> ast.Modu
     module, uses_modules, qualifiers = _parse_items(text, file)
     scope = Scope() if modules is None else modules
     # a text that names no module as a module (most) is elaborated already: `M.x` is M's x,
-    # unless a signature sealed M (its values are then seen through bindings of their own)
-    sealed = any(isinstance(named, Env) and named.sealed for named in map(scope.modules.get, qualifiers))
+    # unless a signature sealed M (its values are then seen through bindings of their own) or
+    # M's x is another module's (`include List` in ListLabels)
+    sealed = any(isinstance(named, Env) and (named.sealed or named.renamed)
+                 for named in map(scope.modules.get, qualifiers))
     if uses_modules or sealed or has_module_items(module.declarations) or scope.declared:
         return ast.Module(tuple(elaborate(module.declarations, scope)), module.files)
     return module
