@@ -1176,6 +1176,12 @@ class _ToAst:
     def pnil(self, opening: Token, closing: Token) -> ast.Pattern:
         return ast.PConstruct("[]", (), self._span((opening, closing)))
 
+    def parray(self, opening: Token, *rest: Any) -> ast.Pattern:
+        """`[| p1; ...; pn |]`: an array of n elements matching them, tried in a guard as a
+        lazy pattern is (`_forcing`)."""
+        items: list[ast.Pattern] = rest[0] if len(rest) == 2 else []
+        return ast.PConstruct(_ARRAY, tuple(items), self._span((opening, rest[-1])))
+
     def plist(self, opening: Token, items: list[ast.Pattern], closing: Token) -> ast.Pattern:
         span = self._span((opening, closing))
         result: ast.Pattern = ast.PConstruct("[]", (), span)
@@ -1346,6 +1352,8 @@ class _ConstructorRenamer:
         return node
 # `lazy p`, as the parser gives it: a case made of it forces the value (`_forcing`)
 _LAZY = "%lazy"
+_ARRAY = "%array"  # `[| p1; ...; pn |]`, its items the arguments
+_VIEWED = (_LAZY, _ARRAY)  # the patterns `_forcing` turns into guards
 
 
 @dataclass(frozen=True)
@@ -1382,12 +1390,12 @@ def _forcing(case: ast.Case) -> ast.Case:
     matched with p in the guard (and again, memoised, in the body)."""
     if not _has_lazy(case.pattern):  # (the usual case: no recursion over a pattern that may be deep)
         return case
-    lazies: list[tuple[str, ast.Pattern]] = []
+    lazies: list[tuple[str, ast.PConstruct]] = []
     pattern = _without_lazies(case.pattern, lazies)
     span = case.span
-    forced_items = [ast.App(ast.Var("Lazy.force", span), ast.Var(name, span), span) for name, _ in lazies]
+    forced_items = [_viewed(name, viewed, span) for name, viewed in lazies]
     forced = forced_items[0] if len(forced_items) == 1 else ast.Tuple(tuple(forced_items), span)
-    inner = [p for _, p in lazies]
+    inner = [_view_pattern(viewed) for _, viewed in lazies]
     inner_pattern = inner[0] if len(inner) == 1 else ast.PTuple(tuple(inner), span)
     if _irrefutable(inner_pattern):
         def bound(e: ast.Expr) -> ast.Expr:  # (a match of one case: `lazy (lazy v)` forces twice)
@@ -1404,19 +1412,46 @@ def _forcing(case: ast.Case) -> ast.Case:
     return ast.Case(pattern, guard, body, span)
 
 
-def _without_lazies(pattern: ast.Pattern, lazies: list[tuple[str, ast.Pattern]]) -> ast.Pattern:
-    """`pattern` with each `lazy p` (outside another) a fresh variable, listed with its p."""
-    if isinstance(pattern, ast.PConstruct) and pattern.name == _LAZY:
-        name = f"%lazy{pattern.span.line}_{pattern.span.col}"  # (where it is: one name a pattern)
-        lazies.append((name, pattern.args[0]))
+def _viewed(name: str, viewed: ast.PConstruct, span: Span) -> ast.Expr:
+    """What the value of the variable `name` that stands for a viewed pattern is matched as:
+    `lazy p`'s forced, `[| p1; ...; pn |]`'s `Some (v.(0), ..., v.(n-1))` when it has n
+    elements, else None."""
+    value = ast.Var(name, span)
+    if viewed.name == _LAZY:
+        return ast.App(ast.Var("Lazy.force", span), value, span)
+    count = len(viewed.args)
+    items = [ast.App(ast.App(ast.Var("Array.unsafe_get", span), value, span), ast.Const(i, "int", span), span)
+             for i in range(count)]
+    elements: ast.Expr = ast.Const(None, "unit", span) if not items else items[0] if count == 1 else \
+        ast.Tuple(tuple(items), span)
+    length = ast.App(ast.Var("Array.length", span), value, span)
+    fits = ast.App(ast.App(ast.Var("=", span), length, span), ast.Const(count, "int", span), span)
+    return ast.If(fits, ast.Construct("Some", (elements,), span), ast.Construct("None", (), span), span)
+
+
+def _view_pattern(viewed: ast.PConstruct) -> ast.Pattern:
+    """The pattern `_viewed`'s value is matched with."""
+    if viewed.name == _LAZY:
+        return viewed.args[0]
+    span, items = viewed.span, viewed.args
+    elements = ast.PUnit(span) if not items else items[0] if len(items) == 1 else ast.PTuple(items, span)
+    return ast.PConstruct("Some", (elements,), span)
+
+
+def _without_lazies(pattern: ast.Pattern, lazies: list[tuple[str, ast.PConstruct]]) -> ast.Pattern:
+    """`pattern` with each `lazy p` or `[| ... |]` (outside another) a fresh variable, listed
+    with it."""
+    if isinstance(pattern, ast.PConstruct) and pattern.name in _VIEWED:
+        name = f"%viewed{pattern.span.line}_{pattern.span.col}"  # (where it is: one name a pattern)
+        lazies.append((name, pattern))
         return ast.PVar(name, pattern.span)
     if isinstance(pattern, ast.POr):
         if not _has_lazy(pattern):
             return pattern
         factored = _factored_lazy(pattern)
         if factored is None:
-            raise CompileError(pattern.span, "lazy patterns inside or-patterns are supported only as "
-                               "alternatives that are all lazy (lazy p | lazy q), not yet elsewhere")
+            raise CompileError(pattern.span, "lazy and array patterns inside or-patterns are supported only "
+                               "as alternatives that are all lazy (lazy p | lazy q), not yet elsewhere")
         return _without_lazies(factored, lazies)
     if isinstance(pattern, ast.PConstruct):
         return replace(pattern, args=tuple(_without_lazies(a, lazies) for a in pattern.args))
@@ -1435,7 +1470,7 @@ def _has_lazy(pattern: ast.Pattern) -> bool:
     while stack:
         p = stack.pop()
         if isinstance(p, ast.PConstruct):
-            if p.name == _LAZY:
+            if p.name in _VIEWED:
                 return True
             stack.extend(p.args)
         elif isinstance(p, ast.POr):
@@ -1456,8 +1491,8 @@ def _fun_forcing(param: ast.Pattern, body: ast.Expr, span: Span, label: str = ""
         return ast.Fun(param, body, span, label=label)
     name = f"%lazy_param{param.span.line}_{param.span.col}"
     case = _forcing(ast.Case(param, None, body, span))
-    return ast.Fun(ast.PVar(name, param.span), ast.Match(ast.Var(name, param.span), (case,), span), span,
-                   label=label)
+    matched = ast.Match(ast.Var(name, param.span), (case,), param.span)  # (a Match_failure is the parameter's)
+    return ast.Fun(ast.PVar(name, param.span), matched, span, label=label)
 
 
 def _bound_forcing(binding: ast.Binding) -> ast.Binding:
