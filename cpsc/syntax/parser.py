@@ -1697,8 +1697,65 @@ def parse_module(text: str, file: str, modules: Scope | None = None) -> ast.Modu
     sealed = any(isinstance(named, Env) and (named.sealed or named.renamed)
                  for named in map(scope.modules.get, qualifiers))
     if uses_modules or sealed or has_module_items(module.declarations) or scope.declared:
-        return ast.Module(tuple(elaborate(module.declarations, scope)), module.files)
+        module = ast.Module(tuple(elaborate(module.declarations, scope)), module.files)
+    if "__FUNCTION__" in text:
+        module = _FunctionNames(_unit_name(file)).module(module)
     return module
+
+
+def _unit_name(file: str) -> str:
+    """The module a file is, as OCaml names it (`prog.ml` is `Prog`); none for the toplevel."""
+    if file.startswith("<") or file.startswith("["):
+        return ""
+    stem = os.path.splitext(os.path.basename(file))[0]
+    return stem[:1].upper() + stem[1:]
+
+
+class _FunctionNames:
+    """`__FUNCTION__` as ocamlopt gives it: the names of the definitions it is in, the module
+    path first (`Prog.M.f.inner`), `(fun)` for an anonymous function."""
+
+    def __init__(self, unit: str) -> None:
+        self.unit = unit
+
+    def module(self, module: ast.Module) -> ast.Module:
+        declarations = tuple(self.declaration(d) for d in module.declarations)
+        return ast.Module(declarations, module.files)
+
+    def declaration(self, declaration: Any) -> Any:
+        if not isinstance(declaration, ast.LetDecl):
+            return declaration
+        return replace(declaration, bindings=tuple(self.binding(b, self.unit) for b in declaration.bindings))
+
+    def binding(self, binding: ast.Binding, scope: str) -> ast.Binding:
+        names = ast.pattern_names(binding.pattern)
+        inner = ".".join(part for part in (scope, names[0] if names else "") if part) if names else scope
+        return replace(binding, value=self.function_body(binding.value, inner))
+
+    def function_body(self, expr: Any, scope: str) -> Any:
+        """A definition's value: its `fun`s are the definition's own."""
+        if isinstance(expr, ast.Fun):
+            return replace(expr, param=self.node(expr.param, scope), body=self.function_body(expr.body, scope))
+        if isinstance(expr, ast.Annot):
+            return replace(expr, expr=self.function_body(expr.expr, scope))
+        return self.node(expr, scope)
+
+    def node(self, node: Any, scope: str) -> Any:
+        if isinstance(node, ast.Var) and node.name == "__FUNCTION__":
+            return ast.Const(scope or "<unknown>", "string", node.span)
+        if isinstance(node, ast.Let):  # (a local definition is named when it is a function's)
+            bindings = tuple(self.binding(b, scope) if isinstance(ast.unannotated(b.value), ast.Fun)
+                             else replace(b, value=self.node(b.value, scope)) for b in node.bindings)
+            return replace(node, bindings=bindings, body=self.node(node.body, scope))
+        if isinstance(node, ast.Fun):
+            return self.function_body(node, f"{scope}.(fun)" if scope else "(fun)")
+        if isinstance(node, tuple):
+            return tuple(self.node(item, scope) for item in node)
+        if not hasattr(node, "__dataclass_fields__") or isinstance(node, Span):
+            return node
+        changes = {name: self.node(getattr(node, name), scope) for name in node.__dataclass_fields__
+                   if name not in ("span", "ty")}
+        return replace(node, **changes)
 
 
 def parse_items(text: str, file: str) -> ast.Module:
