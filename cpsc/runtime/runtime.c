@@ -548,6 +548,18 @@ fl_string *fl_getcwd(void) {
     return make_string(path, (int64_t)strlen(path));
 }
 
+int64_t fl_mkdir(fl_string *path, int64_t permissions) {
+    if (mkdir(c_string(path), (mode_t)permissions) == 0) return 1;
+    last_channel_errno = errno;
+    return 0;
+}
+
+int64_t fl_rmdir(fl_string *path) {
+    if (rmdir(c_string(path)) == 0) return 1;
+    last_channel_errno = errno;
+    return 0;
+}
+
 int64_t fl_chdir(fl_string *path) {
     if (chdir(c_string(path)) == 0) return 1;
     last_channel_errno = errno;

@@ -70,7 +70,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     # Sys's file system and shell (cpsc.semantics.channels): an error's text is channel_error's
     "fl_is_directory": "string -> int", "fl_rename": "string -> string -> bool", "fl_getcwd": "unit -> string",
     "fl_executable_name": "unit -> string",
-    "fl_chdir": "string -> bool", "fl_readdir": "string -> string array", "fl_command": "string -> int",
+    "fl_chdir": "string -> bool", "fl_mkdir": "string -> int -> bool", "fl_rmdir": "string -> bool", "fl_readdir": "string -> string array", "fl_command": "string -> int",
     "fl_channel_length": "int -> int", "fl_channel_pos": "int -> int", "fl_channel_seek": "int -> int -> bool",
     "fl_cpu_time": "unit -> float", "fl_gc_counter": "int -> float", "fl_has_env": "string -> bool", "fl_getenv": "string -> string",
     # Hashtbl.hash: monomorphisation gives each use the descriptor of its type (cpsc.semantics.hashing)
@@ -513,7 +513,7 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "fl_channel_flush": (1, channels.flush), "fl_remove_file": (1, channels.remove_file),
     "fl_is_directory": (1, channels.is_directory), "fl_rename": (2, channels.rename), "fl_getcwd": (1, channels.getcwd),
     "fl_executable_name": (1, channels.executable_name),
-    "fl_chdir": (1, channels.chdir), "fl_readdir": (1, lambda path: FlArray(channels.readdir(path))), "fl_command": (1, channels.command),
+    "fl_chdir": (1, channels.chdir), "fl_mkdir": (2, channels.mkdir), "fl_rmdir": (1, channels.rmdir), "fl_readdir": (1, lambda path: FlArray(channels.readdir(path))), "fl_command": (1, channels.command),
     "fl_file_exists": (1, channels.file_exists), "fl_channel_length": (1, channels.length),
     "fl_channel_pos": (1, channels.position), "fl_channel_seek": (2, channels.seek), "fl_cpu_time": (1, lambda _: time.process_time()),
     # the interpreters' values live in Python's heap: no figures of the collector's to give

@@ -237,6 +237,24 @@ def getcwd(_: Any) -> str:
     return os.getcwd().encode().decode("latin-1")
 
 
+def mkdir(path: str, permissions: int) -> bool:
+    try:
+        os.mkdir(path.encode("latin-1"), permissions)
+    except OSError as error:
+        _failed(error)
+        return False
+    return True
+
+
+def rmdir(path: str) -> bool:
+    try:
+        os.rmdir(path.encode("latin-1"))
+    except OSError as error:
+        _failed(error)
+        return False
+    return True
+
+
 def chdir(path: str) -> bool:
     try:
         os.chdir(path.encode("latin-1"))
