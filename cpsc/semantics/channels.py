@@ -237,31 +237,26 @@ def getcwd(_: Any) -> str:
     return os.getcwd().encode().decode("latin-1")
 
 
-def mkdir(path: str, permissions: int) -> bool:
+def _succeeds(action: Callable[[], object]) -> bool:
+    """Whether the system call succeeded (else its error is `channel_error`'s)."""
     try:
-        os.mkdir(path.encode("latin-1"), permissions)
+        action()
     except OSError as error:
         _failed(error)
         return False
     return True
+
+
+def mkdir(path: str, permissions: int) -> bool:
+    return _succeeds(lambda: os.mkdir(path.encode("latin-1"), permissions))
 
 
 def rmdir(path: str) -> bool:
-    try:
-        os.rmdir(path.encode("latin-1"))
-    except OSError as error:
-        _failed(error)
-        return False
-    return True
+    return _succeeds(lambda: os.rmdir(path.encode("latin-1")))
 
 
 def chdir(path: str) -> bool:
-    try:
-        os.chdir(path.encode("latin-1"))
-    except OSError as error:
-        _failed(error)
-        return False
-    return True
+    return _succeeds(lambda: os.chdir(path.encode("latin-1")))
 
 
 def readdir(path: str) -> list[str]:
