@@ -1026,8 +1026,7 @@ class _ToAst:
         if what == "line":
             return ast.Const(at.line, "int", at)
         if what == "module":
-            stem = os.path.splitext(os.path.basename(self.file))[0]
-            return ast.Const(stem[:1].upper() + stem[1:] if self.file != "<input>" else "//toplevel//", "string", at)
+            return ast.Const(_unit_name(self.file) or "//toplevel//", "string", at)
         if what == "loc":
             return ast.Const(f'File "{self.file}", line {at.line}, characters {start}-{end}', "string", at)
         return ast.Tuple(tuple(ast.Const(value, kind, at) for value, kind in
