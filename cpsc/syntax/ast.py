@@ -472,6 +472,9 @@ class ExceptionDecl:
     span: Span
     module: str | None = None
     shown: str = ""
+    # the module path OCaml's native code prints it under, when it is not `module`'s: a
+    # functor's body (`F(X)`); None for an anonymous structure's or a local module's (bare)
+    printed_path: str | None = ""
 
 
 @dataclass(frozen=True, slots=True)

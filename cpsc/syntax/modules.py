@@ -68,6 +68,9 @@ class Env(Members):
 
     path: str = ""
     library: bool = False
+    # the path OCaml's native code names its exceptions under (`Printexc.to_string`): `M.N`, a
+    # functor's body `F(X)`; None in an anonymous structure or a local module (named bare)
+    printed: str | None = ""
     # a signature sealed a type of it: its values are seen through bindings of their own
     seals: bool = False
 
@@ -126,6 +129,8 @@ class FunctorValue:
     scope: Scope
     # its body as its check elaborated it (`_Elaborator.check_functor`): what it lets be seen
     checked: Env | None = None
+    # the path its body's exceptions are printed under (`Env.printed`)
+    printed: str | None = None
 
     def __repr__(self) -> str:
         return f"<functor ({self.parameter.name}) at {self.body.span}>"
@@ -238,7 +243,8 @@ class _Elaborator:
                 self.out.append(replace(item, value=scope.values.get(item.value, item.value),
                                         type=_Renamer(self, scope).type(item.type)))
             elif isinstance(item, m.ModuleDecl):
-                value = self.module_expr(item.module, scope, _qualified(env.path, item.name))
+                printed = None if env.printed is None else _qualified(env.printed, item.name)
+                value = self.module_expr(item.module, scope, _qualified(env.path, item.name), printed)
                 scope.modules[item.name] = env.modules[item.name] = value
             elif isinstance(item, m.ModuleTypeDecl):
                 signature = SignatureValue(item.type, scope.copy())
@@ -300,27 +306,29 @@ class _Elaborator:
 
     def exception_declaration(self, decl: ast.ExceptionDecl, scope: Scope, env: Env) -> None:
         renamer = _Renamer(self, scope)
-        self.out.append(replace(decl, args=tuple(renamer.type(a) for a in decl.args), module=env.path or decl.module))
+        self.out.append(replace(decl, args=tuple(renamer.type(a) for a in decl.args), module=env.path or decl.module,
+                                printed_path=env.printed))
         scope.constructors[decl.name] = env.constructors[decl.name] = _qualified(env.path, decl.name)
 
     # ---------------------------------------------------------------- module expressions
-    def module_expr(self, expr: m.ModuleExpr, scope: Scope, path: str) -> ModuleValue:
-        """What `expr` denotes; a structure's declarations, named under `path`, go to `out`."""
+    def module_expr(self, expr: m.ModuleExpr, scope: Scope, path: str, printed: str | None = None) -> ModuleValue:
+        """What `expr` denotes; a structure's declarations, named under `path` (and `printed`
+        under that, see `Env.printed`), go to `out`."""
         if isinstance(expr, m.Structure):
-            env = Env(path=path)
+            env = Env(path=path, printed=printed)
             self.structure_items(expr.items, scope.copy(), env)
             return env
         if isinstance(expr, m.ModulePath):
             return self.module(expr.path, scope, expr.span)
         if isinstance(expr, m.Functor):
-            functor = FunctorValue(expr.parameter, expr.body, scope.copy())
+            functor = FunctorValue(expr.parameter, expr.body, scope.copy(), printed=printed)
             if not self.checking:
                 self.check_functor(functor, path, expr.span)
             return functor
         if isinstance(expr, m.Apply):
             return self.application(expr, scope, path)
         if isinstance(expr, m.Constrained):
-            return self.ascribe(self.module_expr(expr.module, scope, path), SignatureValue(expr.type, scope),
+            return self.ascribe(self.module_expr(expr.module, scope, path, printed), SignatureValue(expr.type, scope),
                                 expr.span)
         raise AssertionError(f"not a module expression: {expr!r}")
 
@@ -344,7 +352,8 @@ class _Elaborator:
         self.instantiating += 1
         self.applying.append(_Applying(path, names))
         try:
-            result = self.module_expr(functor.body, body_scope, path)
+            printed = None if functor.printed is None else f"{functor.printed}({functor.parameter.name})"
+            result = self.module_expr(functor.body, body_scope, path, printed)
         finally:
             self.instantiating -= 1
             self.applying.pop()

@@ -344,7 +344,8 @@ class Inferencer:
         args = tuple(self.type_of_annotation(a) if local else self.declared_type(a, {}) for a in decl.args)
         predefined = self.unit_name is None and not decl.module and name in PREDEFINED_EXCEPTIONS
         unit = self.unit_name if self.unit_name is not None else (None if predefined else "Stdlib")
-        qualified = ".".join(part for part in (unit, decl.module, name) if part)
+        qualified = name if decl.printed_path is None else \
+            ".".join(part for part in (unit, decl.printed_path or decl.module, name) if part)
         self.register_constructor(name, decl.module, key)
         # (a local exception is shown unqualified, as OCaml's native code shows it)
         shown = decl.shown or qualified + key[len(name):]
