@@ -549,9 +549,31 @@ class _ToAst:
         fields = tuple(p for p in parts if isinstance(p, ast.FieldDecl))
         return _InlineRecord(str(name), fields, self._span((name, parts[-1] if parts else opening)))
 
-    def exception_case(self, keyword: Token, pattern: ast.Pattern, *rest: ast.Expr) -> _ExceptionCase:
+    def exception_alternative(self, *parts: Any) -> _Alternatives:
+        """`exception p` as a case's pattern or an alternative of it (after values' patterns
+        or other alternatives)."""
+        *before, keyword, pattern = parts
+        earlier = before[0] if before else _Alternatives((), (), self._tok_span(keyword))
+        if not isinstance(earlier, _Alternatives):  # (the values' or-pattern it follows)
+            earlier = _Alternatives((earlier,), (), earlier.span)
+        return _Alternatives(earlier.values, earlier.exceptions + (pattern,), self._span((earlier, pattern)))
+
+    def value_alternative(self, earlier: _Alternatives, pattern: ast.Pattern) -> _Alternatives:
+        return _Alternatives(earlier.values + (pattern,), earlier.exceptions, self._span((earlier, pattern)))
+
+    def exception_case(self, alternatives: _Alternatives, *rest: ast.Expr) -> list[Any]:
+        """A case whose pattern has `exception p` alternatives: one case of the values'
+        alternatives, if any, and one of the exceptions', with the same guard and body."""
         guard = rest[0] if len(rest) == 2 else None
-        return _ExceptionCase(ast.Case(pattern, guard, rest[-1], self._span((keyword, rest[-1]))))
+        span = self._span((alternatives, rest[-1]))
+        if guard is not None and alternatives.values:
+            raise CompileError(alternatives.span,
+                               "Mixing value and exception patterns under when-guards is not supported.")
+        cases: list[Any] = []
+        if alternatives.values:
+            cases.append(_forcing(ast.Case(_alternatives(alternatives.values), guard, rest[-1], span)))
+        cases.append(_ExceptionCase(ast.Case(_alternatives(alternatives.exceptions), guard, rest[-1], span)))
+        return cases
 
     def let_exception(self, keyword: Token, decl: ast.ExceptionDecl | list[ast.Declaration], body: ast.Expr) -> ast.Expr:
         """`let exception E in body`, under a name no other exception has, which body's `E`s
@@ -765,7 +787,7 @@ class _ToAst:
         return ast.If(condition, ast.Const(None, "unit", span), failure, span)
 
     def match_cases(self, *cases: Any) -> tuple[Any, ...]:  # (`_ExceptionCase`s too)
-        return cases
+        return tuple(c for case in cases for c in (case if isinstance(case, list) else (case,)))
 
     def match_case(self, pattern: ast.Pattern, *rest: ast.Expr) -> ast.Case:
         guard = rest[0] if len(rest) == 2 else None
@@ -1262,6 +1284,24 @@ def _unqualified_constructor(name: str) -> str:
     """`M.C` as the type checker knows it: `M.C` for a module's constructor, `C` for the
     prelude's (`Stdlib.None`)."""
     return _without_stdlib(name)
+
+
+@dataclass(frozen=True)
+class _Alternatives:
+    """The pattern of a case with `exception p` alternatives: its values' and its exceptions'."""
+
+    values: tuple[ast.Pattern, ...]
+    exceptions: tuple[ast.Pattern, ...]
+    span: Span
+
+
+def _alternatives(patterns: tuple[ast.Pattern, ...]) -> ast.Pattern:
+    """p1 | ... | pn."""
+    result = patterns[0]
+    for pattern in patterns[1:]:
+        first, last = result.span, pattern.span
+        result = ast.POr(result, pattern, Span(first.file, first.line, first.col, last.end_line, last.end_col))
+    return result
 
 
 class _ExceptionCase:
