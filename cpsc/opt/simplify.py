@@ -13,6 +13,7 @@ a verified input (so a value passed on every incoming edge dominates the continu
   to a branch on the parameter `k(v) = br v, t, f` made branches (`a && b`)
 - parameter (phi) copy propagation `phi(v, v) = v`, and dead-parameter elimination
 - applications of a closure made in sight become known calls
+- a call whose value the function returns (or unit, after a call returning unit) a tail call
 
 A branch on a constant, then the continuation jumped to once merged into its predecessor:
 
@@ -484,8 +485,36 @@ def full_applies(f: ir.Function, args: tuple[ir.Operand, ...]) -> bool:
     return len(f.params) <= len(args)
 
 
+def form_tail_calls(program: Program, stats: Stats, region: Region) -> Program:
+    """`x = call g(args); jump (ret f)(x)`, with no handler of f's own, is the tail call
+    `tailcall g(args)` (an apply a tail apply); so is `call g(args); jump (ret f)(())` when g
+    returns unit, which needs no value of its own (as `g x; ()` after inlining). Calls that
+    inlining has left in tail position so run in constant stack, and LLVM never sees a
+    recursive call followed by the return of a constant, which its tail recursion elimination
+    rewrites into a loop whose returns no longer follow their `musttail` calls."""
+    changed: dict[str, ir.Cont] = {}
+    for cont in program.cont_table.values():
+        term = cont.terminator
+        if not cont.bindings or not isinstance(term, ir.Jump) or term.target != ir.Ret(cont.function) \
+                or len(term.args) != 1:
+            continue
+        last = cont.bindings[-1]
+        call = last.value
+        if not isinstance(call, (ir.Call, ir.Apply)) or call.handler is not None:
+            continue
+        returned = term.args[0]
+        unit = isinstance(returned, ir.Const) and returned.value is None and last.var.type == returned.type
+        if returned != last.var and not unit:
+            continue
+        tail: ir.Terminator = ir.TailCall(call.function, call.args, call.loc) if isinstance(call, ir.Call) \
+            else ir.TailApply(call.closure, call.args, call.loc)
+        changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, cont.bindings[:-1], tail)
+        stats["tail calls formed"] += 1
+    return program.with_conts(changed)
+
+
 REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jumps, eta_reduce, thread_branches,
-              simplify_parameters)
+              simplify_parameters, form_tail_calls)
 
 
 def simplify_with_stats(program: Program, context: PassContext | None = None) -> tuple[Program, Stats]:

@@ -122,7 +122,7 @@ _OUTSIDE_FL = re.compile(r"""
     "(?:[^"\\]|\\.)*"                                   # string literal: skipped
   | \{(?P<quoted>[a-z_]*)\|(?:.|\n)*?\|(?P=quoted)\}     # quoted string literal: skipped
   | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}))'   # char literal: skipped
-  | (?P<objects>\b(?:object|class|method|new|inherit|initializer|virtual|private)\b|\#(?=[a-z_]))
+  | (?P<objects>\b(?:object|class|method|new|inherit|initializer|virtual)\b|\#(?=[a-z_]))
   | (?P<recursive_modules>\bmodule\s+rec\b)
   | (?P<module_type_of>\bmodule\s+type\s+of\b)
   | (?P<first_class_modules>\(\s*(?:module|val)\b)
@@ -131,7 +131,7 @@ _OUTSIDE_FL = re.compile(r"""
 """, re.VERBOSE)
 
 # What each construct above contains (the words as words): a text without any holds none of them.
-_OUTSIDE_FL_SIGNS = ("object", "class", "method", "new", "inherit", "initializer", "virtual", "private",
+_OUTSIDE_FL_SIGNS = ("object", "class", "method", "new", "inherit", "initializer", "virtual",
                      "module", "val", "`", "#", "external",
                      "constraint", "exception")
 
@@ -1059,7 +1059,15 @@ class _ToAst:
         return dataclasses.replace(expr, span=self._span((opening, closing)))
 
     def annot(self, opening: Token, expr: ast.Expr, type_expr: ast.TypeExpr, closing: Token) -> ast.Expr:
+        """`(e : t)`, and `(e :> t)`: FL has no subtyping (no objects, no polymorphic variants)
+        and keeps no type private, so a coercion that OCaml accepts is to e's own type."""
         return ast.Annot(expr, type_expr, self._span((opening, closing)))
+
+    def coercion(self, opening: Token, expr: ast.Expr, source: ast.TypeExpr, target: ast.TypeExpr,
+                 closing: Token) -> ast.Expr:
+        """`(e : t1 :> t2)`: e of type t1, seen as t2 (the same type in FL, as for `(e :> t2)`)."""
+        span = self._span((opening, closing))
+        return ast.Annot(ast.Annot(expr, source, span), target, span)
 
     def prefix(self, op: Token, operand: ast.Expr) -> ast.Expr:
         return ast.App(ast.Var(str(op), self._tok_span(op)), operand, self._span((op, operand)))

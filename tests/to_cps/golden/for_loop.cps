@@ -2,8 +2,7 @@ main main
 
 fun main() -> unit = callc main.entry() ret (ret main)
   cont main.entry() =
-    let r.6: unit = call toplevel_5()
-    jump (ret main)(())
+    tailcall toplevel_5()
 
 fun op_int(r: ref<int>) -> int in main = callc op_int.entry() ret (ret op_int)
   cont op_int.entry() =

@@ -2,8 +2,7 @@ main main
 
 fun main() -> unit = callc main.entry() ret (ret main)
   cont main.entry() =
-    let r.1: unit = call toplevel_8()
-    jump (ret main)(())
+    tailcall toplevel_8()
 
 fun f(op: t) -> int in main = callc f.entry() ret (ret f)
   cont f.entry() =
