@@ -25,6 +25,7 @@ from cpsc.lang_files import lang_file
 from cpsc.syntax import ast, lalr
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
+from cpsc.syntax.externals import primitive_value
 from cpsc.syntax.format_printf import printing_application
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.modules import Env, Scope, elaborate, has_module_items
@@ -127,12 +128,12 @@ _OUTSIDE_FL = re.compile(r"""
   | (?P<module_type_of>\bmodule\s+type\s+of\b)
   | (?P<first_class_modules>\(\s*(?:module|val)\b)
   | (?P<variants>`[A-Za-z])
-  | (?P<other>\b(?:external|constraint)\b)
+  | (?P<other>\bconstraint\b)
 """, re.VERBOSE)
 
 # What each construct above contains (the words as words): a text without any holds none of them.
 _OUTSIDE_FL_SIGNS = ("object", "class", "method", "new", "inherit", "initializer", "virtual",
-                     "module", "val", "`", "#", "external",
+                     "module", "val", "`", "#",
                      "constraint", "exception")
 
 
@@ -605,6 +606,17 @@ class _ToAst:
     def declaration(self, decl: Any, *separators: Token) -> _TopLevelItem:
         declarations = decl if isinstance(decl, list) else [decl]
         return _TopLevelItem(declarations, bool(separators), getattr(decl, "span", None))
+
+    def external_decl(self, keyword: Token, name: ast.PVar, type_expr: ast.TypeExpr, *primitives: Token) -> ast.LetDecl:
+        """`external f : t = "primitive"`: f is the value of FL's that the primitive is, at t."""
+        span = self._span((keyword, primitives[-1]))
+        names = tuple(self._literal(p) for p in primitives)
+        value = primitive_value(names)
+        if value is None:
+            raise CompileError(self._span(primitives), f"The primitive \"{names[0]}\" is not one of OCaml's that FL "
+                               "has, and FL cannot link C functions of a program's own")
+        annotated = ast.Annot(ast.Var(self._qualified(value), span), type_expr, span)
+        return ast.LetDecl(False, (ast.Binding(name, annotated, span),), span)
 
     def let_decl(self, *parts: Any) -> ast.Declaration | list[ast.Declaration]:
         is_rec, bindings = self._rec_bindings(parts)

@@ -52,7 +52,8 @@ def test_deep_parentheses_parse_without_recursion():
     ("let m = (module M)", "first-class modules"),
     ("module rec A : S = struct end", "recursive modules"), ("module L : module type of List = List", "module type of"),
     ("let v = `A", "polymorphic variants"),
-    ("external f : int -> int = \"f\"", "external"),
+    ("external f : int -> int = \"f\"", "cannot link C functions"),
+    ("type 'a t = 'a list constraint 'a = int", "constraint"),
 ])
 def test_constructs_outside_fl_get_their_own_diagnostic(source, message):
     # (`reject_outside_fl` looks for them only in a text holding one of their signs)
