@@ -562,6 +562,10 @@ class _ToAst:
     def value_alternative(self, earlier: _Alternatives, pattern: ast.Pattern) -> _Alternatives:
         return _Alternatives(earlier.values + (pattern,), earlier.exceptions, self._span((earlier, pattern)))
 
+    def aliased_exception(self, alternatives: _Alternatives, name: Token) -> _Alternatives:
+        """`exception p as x` is `(exception p) as x`, which OCaml refuses."""
+        raise CompileError(self._span((alternatives, name)), "Exception patterns are not allowed in this position.")
+
     def exception_case(self, alternatives: _Alternatives, *rest: ast.Expr) -> list[Any]:
         """A case whose pattern has `exception p` alternatives: one case of the values'
         alternatives, if any, and one of the exceptions', with the same guard and body."""
