@@ -158,6 +158,8 @@ def unify(a: Type, b: Type) -> None:
             _occurs_and_adjust(var, other)
         except _TypeError:
             raise _Occurs(var, other) from None
+        if isinstance(other, TVar) and other.name is None:
+            other.name = var.name  # (what the program named one of the two, it names)
         var.link = other
     elif a.name != b.name or len(a.args) != len(b.args):
         raise _TypeError("clash")
@@ -219,7 +221,7 @@ class Inferencer:
         return Scheme(tuple(quantified), t)
 
     def instantiate(self, scheme: Scheme) -> tuple[Type, tuple[Type, ...]]:
-        fresh = {v.id: self.fresh() for v in scheme.quantified}
+        fresh = {v.id: TVar(self.level, v.name) for v in scheme.quantified}
 
         def copy(t: Type) -> Type:
             t = resolve(t)
@@ -229,11 +231,16 @@ class Inferencer:
 
         return copy(scheme.type), tuple(fresh[v.id] for v in scheme.quantified)
 
+    def written_name(self, name: str) -> str | None:
+        """The name a type variable of a program's annotation keeps when printed, as OCaml's do
+        (`'elt`); the library's are printed 'a, 'b, ... as OCaml prints its library's."""
+        return name.lstrip("'") if self.unit_name is not None and not name.startswith("'_") else None
+
     def type_of_annotation(self, texpr: ast.TypeExpr, vars: dict[str, TVar] | None = None) -> Type:
         vars = self.annotation_vars if vars is None else vars
         if isinstance(texpr, ast.TyVar):
             if texpr.name not in vars:
-                vars[texpr.name] = self.fresh()
+                vars[texpr.name] = TVar(self.level, self.written_name(texpr.name))
             return vars[texpr.name]
         if isinstance(texpr, ast.TyArrow):
             return arrow(_parameter_type(texpr.label, self.type_of_annotation(texpr.param, vars)),

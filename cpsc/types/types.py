@@ -13,12 +13,14 @@ _ids = itertools.count()
 class TVar:
     """A unification variable; `link` is set when it is bound (only during inference)."""
 
-    __slots__ = ("id", "level", "link")
+    __slots__ = ("id", "level", "link", "name")
 
-    def __init__(self, level: int) -> None:
+    def __init__(self, level: int, name: str | None = None) -> None:
         self.id = next(_ids)
         self.level = level
         self.link: Type | None = None
+        # the name a program wrote for it (`'elt` in `(x : 'elt)`), which OCaml prints it by
+        self.name = name
 
     def __repr__(self) -> str:
         return f"TVar({self.id})" if self.link is None else repr(self.link)
@@ -26,11 +28,11 @@ class TVar:
     def __reduce__(self) -> tuple[Any, ...]:
         # Made again by the constructor: compiled by mypyc, a class is not made without it.
         # (The cached prelude's variables get fresh ids anyway: `renumber`.)
-        return _unpickled_variable, (self.level, self.link)
+        return _unpickled_variable, (self.level, self.link, self.name)
 
 
-def _unpickled_variable(level: int, link: Type | None) -> TVar:
-    variable = TVar(level)
+def _unpickled_variable(level: int, link: Type | None, name: str | None = None) -> TVar:
+    variable = TVar(level, name)
     variable.link = link
     return variable
 
@@ -96,14 +98,27 @@ LIBRARY_TYPE_NAMES = {"fl_hashtbl": "Hashtbl.t", "fl_stack": "Stack.t", "fl_queu
 
 
 def show(t: Type, names: dict[int, str] | None = None) -> str:
-    """Print a type in OCaml's notation, naming variables 'a, 'b, ... in order of appearance."""
+    """Print a type in OCaml's notation: a variable by the name the program wrote for it, the
+    others 'a, 'b, ... in order of appearance, skipping the names taken."""
     names = {} if names is None else names
+    for variable in type_variables([t]):
+        written = f"'{variable.name}" if variable.name is not None else None
+        if variable.id not in names and written is not None and written not in names.values():
+            names[variable.id] = written
+    taken = set(names.values())
+
+    def fresh_name() -> str:
+        index = 0
+        while "'" + _var_name(index) in taken:
+            index += 1
+        taken.add("'" + _var_name(index))
+        return "'" + _var_name(index)
 
     def go(t: Type, prec: int) -> str:
         t = resolve(t)
         if isinstance(t, TVar):
             if t.id not in names:
-                names[t.id] = "'" + _var_name(len(names))
+                names[t.id] = fresh_name()
             return names[t.id]
         if t.name == "->" and _is_seq(t):  # `'a Seq.t` abbreviates `unit -> 'a Seq.node`
             return f"{go(resolve(t.args[1]).args[0], 2)} Seq.t"  # type: ignore[union-attr]

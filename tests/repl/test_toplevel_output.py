@@ -135,6 +135,12 @@ PHRASES = [
     ('say "%d-%s\\n" 1 "a";;', "1-a\n- : unit = ()\n"),
     ("let kpr = Printf.ksprintf;;", "val kpr : (string -> 'a) -> ('b, unit, string, 'a) format4 -> 'b = <fun>\n"),
     ("let fpr = Format.asprintf;;", "val fpr : ('a, Format.formatter, unit, string) format4 -> 'a = <fun>\n"),
+    # a type variable keeps the name the program wrote; the others take the names left
+    ("let same (x : 'elt) = x;;", "val same : 'elt -> 'elt = <fun>\n"),
+    ("same;;", "- : 'elt -> 'elt = <fun>\n"),
+    ("let pair (x : 'b) y = (x, y);;", "val pair : 'b -> 'a -> 'b * 'a = <fun>\n"),
+    ("let swap ((x : 'first), (y : 'second)) = (y, x);;",
+     "val swap : 'first * 'second -> 'second * 'first = <fun>\n"),
     # operators, binding operators among them, are shown in parentheses and usable after
     ("let ( +! ) a b = a * 10 + b;;", "val ( +! ) : int -> int -> int = <fun>\n"),
     ("1 +! 2;;", "- : int = 12\n"),
