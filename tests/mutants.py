@@ -40,6 +40,14 @@ class Mutant:
             setattr(owner, attribute, value)
 
 
+def _tail_call_past_handler() -> list[tuple[Any, str, Any]]:
+    return [(simplify, "returns_to_caller", lambda call: True)]
+
+
+def _tail_call_of_another_value() -> list[tuple[Any, str, Any]]:
+    return [(simplify, "returns_its_value", lambda returned, result: isinstance(returned, (ir.Var, ir.Const)))]
+
+
 def _handler_ignored(module: Any) -> list[tuple[Any, str, Any]]:
     original = module.return_point
 
@@ -258,6 +266,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            lambda: [(loads, "keeps_the_heap", lambda value: True)]),
     Mutant("loads.joins_inherit", "a join or a loop header knows what its dominator knew at its end",
            lambda: [(loads, "inherits", lambda graph, cont, child, targets: True)]),
+    Mutant("simplify.tail_call_past_handler", "a call a handler of the function's own catches becomes a tail call",
+           _tail_call_past_handler),
+    Mutant("simplify.tail_call_of_another_value", "a call followed by returning any value becomes a tail call",
+           _tail_call_of_another_value),
     Mutant("simplify.wrong_field", "a field of a block built in sight folds to the next field of the same type",
            _wrong_field),
 ]}

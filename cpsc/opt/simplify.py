@@ -494,23 +494,39 @@ def form_tail_calls(program: Program, stats: Stats, region: Region) -> Program:
     rewrites into a loop whose returns no longer follow their `musttail` calls."""
     changed: dict[str, ir.Cont] = {}
     for cont in program.cont_table.values():
-        term = cont.terminator
-        if not cont.bindings or not isinstance(term, ir.Jump) or term.target != ir.Ret(cont.function) \
-                or len(term.args) != 1:
-            continue
-        last = cont.bindings[-1]
-        call = last.value
-        if not isinstance(call, (ir.Call, ir.Apply)) or call.handler is not None:
-            continue
-        returned = term.args[0]
-        unit = isinstance(returned, ir.Const) and returned.value is None and last.var.type == returned.type
-        if returned != last.var and not unit:
-            continue
-        tail: ir.Terminator = ir.TailCall(call.function, call.args, call.loc) if isinstance(call, ir.Call) \
-            else ir.TailApply(call.closure, call.args, call.loc)
-        changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, cont.bindings[:-1], tail)
-        stats["tail calls formed"] += 1
+        tail = tail_call_of(cont)
+        if tail is not None:
+            changed[cont.label] = ir.Cont(cont.label, cont.function, cont.params, cont.bindings[:-1], tail)
+            stats["tail calls formed"] += 1
     return program.with_conts(changed)
+
+
+def tail_call_of(cont: ir.Cont) -> ir.Terminator | None:
+    """The tail call that `cont`'s last call and its return make, if they make one."""
+    term = cont.terminator
+    if not cont.bindings or not isinstance(term, ir.Jump) or term.target != ir.Ret(cont.function) \
+            or len(term.args) != 1:
+        return None
+    last = cont.bindings[-1]
+    call = last.value
+    if not isinstance(call, (ir.Call, ir.Apply)) or not returns_to_caller(call):
+        return None
+    if not returns_its_value(term.args[0], last.var):
+        return None
+    if isinstance(call, ir.Call):
+        return ir.TailCall(call.function, call.args, call.loc)
+    return ir.TailApply(call.closure, call.args, call.loc)
+
+
+def returns_to_caller(call: ir.Call | ir.Apply) -> bool:
+    """Whether what the call raises leaves the function (no handler of its own catches it)."""
+    return call.handler is None
+
+
+def returns_its_value(returned: ir.Operand, result: ir.Var) -> bool:
+    """Whether returning `returned` is returning the call's `result`: it is, or both are unit."""
+    return returned == result or isinstance(returned, ir.Const) and returned.value is None \
+        and result.type == returned.type
 
 
 REDUCTIONS = (fold_constants, call_known_closures, remove_dead, merge_single_jumps, eta_reduce, thread_branches,

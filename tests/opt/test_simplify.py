@@ -110,3 +110,24 @@ def test_golden_applies_of_known_closures_with_a_full_function():
     assert print_program(known) == (golden / "full_apply_known.cps").read_text()
     assert run_cps(known) == run_cps(before)
     assert run_cps(known).stdout == "235"
+
+
+def test_a_call_whose_value_or_unit_is_returned_becomes_a_tail_call():
+    text, stats = _simplified("""
+let rec countdown n = if n > 0 then (print_int n; countdown (n - 1); ())
+let last_of n = let r = ref 0 in for i = 1 to n do r := i done; !r
+let twice n = let m = last_of n in m
+let guarded n = try last_of (10 / n) with Division_by_zero -> -1
+let plus_one n = last_of n + 1
+let seven n = ignore (last_of n); 7
+let () =
+  countdown 3; print_int (twice 4); print_int (guarded 0); print_int (guarded 5); print_int (plus_one 2);
+  print_int (seven 3)
+""")
+    assert stats["tail calls formed"] >= 2
+    countdown = text.split("fun countdown", 1)[1].split("\nfun ", 1)[0]
+    assert "tailcall countdown(" in countdown
+    guarded = text.split("fun guarded", 1)[1].split("\nfun ", 1)[0]
+    assert "tailcall" not in guarded  # its handler must still catch what the call raises
+    for other_value in ("plus_one", "seven"):  # (they return something else than the call's value)
+        assert "tailcall" not in text.split(f"fun {other_value}", 1)[1].split("\nfun ", 1)[0]
