@@ -114,6 +114,10 @@ class ModuleTypeWith:
     span: Span
 
 
+# the name of a generative functor's parameter, `module F () = ...` (no program's module has it)
+GENERATIVE = "()"
+
+
 @dataclass(frozen=True, slots=True)
 class FunctorParameter:
     name: str

@@ -352,7 +352,9 @@ class _Elaborator:
         self.instantiating += 1
         self.applying.append(_Applying(path, names))
         try:
-            printed = None if functor.printed is None else f"{functor.printed}({functor.parameter.name})"
+            # (OCaml names a generative functor's exceptions bare, as an anonymous structure's)
+            generative = functor.parameter.name == m.GENERATIVE
+            printed = None if functor.printed is None or generative else f"{functor.printed}({functor.parameter.name})"
             result = self.module_expr(functor.body, body_scope, path, printed)
         finally:
             self.instantiating -= 1

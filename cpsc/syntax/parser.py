@@ -408,6 +408,16 @@ class _ToAst:
     def functor_param(self, opening: Token, name: Token, module_type: m.ModuleType, closing: Token) -> m.FunctorParameter:
         return m.FunctorParameter(str(name), module_type, self._span((opening, closing)))
 
+    def generative_param(self, opening: Token, closing: Token) -> m.FunctorParameter:
+        """`()`: a generative functor's parameter, of the empty signature. Its applications
+        `F ()` are to the empty structure, which no application shares: each makes its own
+        types and values, as OCaml's generative functors do."""
+        span = self._span((opening, closing))
+        return m.FunctorParameter(m.GENERATIVE, m.Signature((), span), span)
+
+    def generative_apply(self, functor: m.ModuleExpr, opening: Token, closing: Token) -> m.Apply:
+        return m.Apply(functor, m.Structure((), self._span((opening, closing))), self._span((functor, closing)))
+
     def module_type_decl(self, keyword: Token, type_keyword: Token, name: Token, module_type: m.ModuleType) -> m.ModuleTypeDecl:
         return m.ModuleTypeDecl(str(name), module_type, self._span((keyword, module_type)))
 
