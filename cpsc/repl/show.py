@@ -243,20 +243,20 @@ def _field_items(record: ast.TypeDef) -> list[str]:
 
 
 def _type_definition(keyword: str, d: ast.TypeDef, indent: str, records: dict[str, ast.TypeDef] | None = None) -> str:
-    head = f"{keyword} {_applied(list(d.params), display_name(d.name))}"
+    head = f"{keyword} {_applied(list(d.params), display_name(d.name))} =" + (" private" if d.private else "")
     if d.abbreviation is not None:
-        return f"{head} = {type_expr(d.abbreviation)}"
+        return f"{head} {type_expr(d.abbreviation)}"
     if d.fields:
         fields = _field_items(d)
-        line = f"{head} = {{ {' '.join(fields)} }}"
+        line = f"{head} {{ {' '.join(fields)} }}"
         if len(indent) + len(line) <= MARGIN:
             return line
-        return f"{head} = {{\n" + "".join(f"{indent}  {f}\n" for f in fields) + f"{indent}}}"
-    line = f"{head} = " + " | ".join(_constructor(c, records) for c in d.constructors)
+        return f"{head} {{\n" + "".join(f"{indent}  {f}\n" for f in fields) + f"{indent}}}"
+    line = f"{head} " + " | ".join(_constructor(c, records) for c in d.constructors)
     if len(indent) + len(line) <= MARGIN:
         return line
     first, *rest = d.constructors
-    return (f"{head} =\n{indent}    {_constructor(first, records)}"
+    return (f"{head}\n{indent}    {_constructor(first, records)}"
             + "".join(f"\n{indent}  | {_constructor(c, records)}" for c in rest))
 
 
@@ -348,7 +348,7 @@ def functor_signature(name: str, parameters: list[m.FunctorParameter], result: s
     """`module F : functor (X : S) (Y : T) -> sig ... end` at column `indent`, broken as
     OCaml's toplevel breaks it when it is too long: after the colon, then after the arrow,
     then as a signature is."""
-    head = "functor " + " ".join(f"({p.name} : {module_type_text(p.type)})" for p in parameters) + " ->"
+    head = "functor " + " ".join(_parameter_text(p) for p in parameters) + " ->"
     at = " " * indent
     if isinstance(result, str):
         text = result
@@ -368,6 +368,11 @@ def functor_signature(name: str, parameters: list[m.FunctorParameter], result: s
             + f"{at}    end")
 
 
+def _parameter_text(parameter: m.FunctorParameter) -> str:
+    """`(X : S)`, or `()` for a generative functor's."""
+    return "()" if parameter.name == m.GENERATIVE else f"({parameter.name} : {module_type_text(parameter.type)})"
+
+
 def module_type_text(module_type: Any) -> str:
     """A module type on one line: `S`, `S with type t = int`, `functor (X : S) -> T`, `sig ... end`."""
     if isinstance(module_type, m.ModuleTypePath):
@@ -379,7 +384,7 @@ def module_type_text(module_type: Any) -> str:
         return f"{module_type_text(module_type.base)} with {constraints}"
     if isinstance(module_type, m.FunctorType):
         parameter = module_type.parameter
-        return f"functor ({parameter.name} : {module_type_text(parameter.type)}) -> {module_type_text(module_type.result)}"
+        return f"functor {_parameter_text(parameter)} -> {module_type_text(module_type.result)}"
     items = [_signature_item(item) for item in module_type.items]
     return f"sig {' '.join(items)} end" if items else "sig end"
 

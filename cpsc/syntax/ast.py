@@ -450,6 +450,8 @@ class TypeDef:
     constructors: tuple[ConstructorDecl, ...] = ()
     fields: tuple[FieldDecl, ...] = ()
     abbreviation: TypeExpr | None = None
+    # `type t = private ...`: shown so; FL keeps no type private (the reference says why)
+    private: bool = False
 
 
 @dataclass(frozen=True, slots=True)

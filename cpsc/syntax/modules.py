@@ -590,11 +590,12 @@ class _Elaborator:
             view.inside.module_types[item.name] = view.outside.module_types[item.name] = seen.module_types[item.name]
 
     def match_value(self, item: m.SigVal, view: _View, span: Span) -> None:
-        """`val x : t`: the module's x, checked against t; seen through t when the signature
-        has sealed a type, as a value of its own whose type names the abstract types."""
+        """`val x : t`: the module's x, checked against t, and seen through t, as a value of its
+        own whose type names the abstract types the signature made (`M.make` of a `val make :
+        int -> int` is no longer polymorphic, as in OCaml); a functor's parameter is its argument."""
         flat = self.member(view.module.values, view.module, item.name, "value", span)
         self.out.append(ast.SignatureCheck(flat, item.name, _Renamer(self, view.inside).type(item.type), span))
-        if view.sealed:
+        if view.seal:
             outside = _Renamer(self, view.outside).type(item.type)
             sealed = f"{flat}/{next(self.fresh)}"
             value = ast.Annot(ast.Var(flat, span), outside, span, sealing=frozenset(view.abstracts))

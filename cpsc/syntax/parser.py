@@ -506,14 +506,19 @@ class _ToAst:
 
     def _typedef_head(self, parts: tuple[Any, ...]) -> tuple[tuple[str, ...], Token, list[Any]]:
         params: tuple[str, ...] = ()
-        rest = list(parts)
+        rest = [p for p in parts if not (isinstance(p, Token) and p.type == "PRIVATE")]
         if isinstance(rest[0], _TypeParams):
             params = rest.pop(0).names
         return params, rest[0], rest[1:]
 
+    @staticmethod
+    def _private(parts: tuple[Any, ...]) -> bool:
+        return any(isinstance(p, Token) and p.type == "PRIVATE" for p in parts)
+
     def type_abbrev(self, *parts: Any) -> ast.TypeDef:
         params, name, rest = self._typedef_head(parts)
-        return ast.TypeDef(str(name), params, self._span((name, rest[-1])), abbreviation=rest[0])
+        return ast.TypeDef(str(name), params, self._span((name, rest[-1])), abbreviation=rest[0],
+                           private=self._private(parts))
 
     def type_variant(self, *parts: Any) -> ast.TypeDef | list[ast.TypeDef]:
         """A variant; a constructor with an inline record (`C of { x : int }`) takes a record of
@@ -525,12 +530,13 @@ class _ToAst:
         constructors = tuple(ast.ConstructorDecl(c.name, (ast.TyName(f"{name}.{c.name}", tuple(
             ast.TyVar(p, c.span) for p in params), c.span),), c.span) if isinstance(c, _InlineRecord) else c
             for c in rest)
-        variant = ast.TypeDef(str(name), params, span, constructors=constructors)
+        variant = ast.TypeDef(str(name), params, span, constructors=constructors, private=self._private(parts))
         return [variant, *records] if records else variant
 
     def type_record(self, *parts: Any) -> ast.TypeDef:
         params, name, rest = self._typedef_head(parts)
-        return ast.TypeDef(str(name), params, self._span((name, rest[-1])), fields=tuple(rest))
+        return ast.TypeDef(str(name), params, self._span((name, rest[-1])), fields=tuple(rest),
+                           private=self._private(parts))
 
     def type_params(self, *names: Token) -> _TypeParams:
         return _TypeParams(tuple(str(n) if n.type == "TYVAR" else f"'_{i}" for i, n in enumerate(names)))

@@ -135,6 +135,13 @@ PHRASES = [
     ('say "%d-%s\\n" 1 "a";;', "1-a\n- : unit = ()\n"),
     ("let kpr = Printf.ksprintf;;", "val kpr : (string -> 'a) -> ('b, unit, string, 'a) format4 -> 'b = <fun>\n"),
     ("let fpr = Format.asprintf;;", "val fpr : ('a, Format.formatter, unit, string) format4 -> 'a = <fun>\n"),
+    # a signature's value types are the module's, whether or not it seals a type
+    ("module Restricted : sig val make : int -> int end = struct let make x = x end;;",
+     "module Restricted : sig val make : int -> int end\n"),
+    ("Restricted.make;;", "- : int -> int = <fun>\n"),
+    ("type secret = private int;;", "type secret = private int\n"),
+    ("type choice = private Yes | No of int;;", "type choice = private Yes | No of int\n"),
+    ("module Fresh () = struct let x = 1 end;;", "module Fresh : functor () -> sig val x : int end\n"),
     # a type variable keeps the name the program wrote; the others take the names left
     ("let same (x : 'elt) = x;;", "val same : 'elt -> 'elt = <fun>\n"),
     ("same;;", "- : 'elt -> 'elt = <fun>\n"),
