@@ -259,6 +259,10 @@ class Toplevel:
             return "" if declaration.shown else _print_line(exception_declaration(declaration))
         if not isinstance(declaration, ast.LetDecl) or _is_session_code(declaration):
             return ""
+        if declaration.primitives:  # `external f : t = "p"`: said as declared, with no value
+            var = _bound_vars(declaration)[0]
+            names = " ".join(f'"{p}"' for p in declaration.primitives)
+            return _print_line(f"external {value_name(var.name)} : {self._show(checked, var)} = {names}")
         printers = ValuePrinters(checked.datatypes, self._visible)  # type: ignore[arg-type]
         lines = []
         for binding in declaration.bindings:

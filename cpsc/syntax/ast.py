@@ -422,6 +422,8 @@ class LetDecl:
     bindings: tuple[Binding, ...]
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
+    # `external f : t = "p" ...`: the primitives' names (what the toplevel says of it)
+    primitives: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -276,7 +276,7 @@ class _Elaborator:
         if not decl.is_rec:  # (`let a, b = M.(x, y)`: a tuple of values once resolved)
             bindings = tuple(c for b in bindings for c in ast.tuple_components(b))
         self.out.extend(renamer.hoisted)
-        self.out.append(ast.LetDecl(decl.is_rec, bindings, decl.span))
+        self.out.append(ast.LetDecl(decl.is_rec, bindings, decl.span, primitives=decl.primitives))
         scope.values.update(flat)
         env.values.update(flat)
 

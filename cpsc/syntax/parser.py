@@ -636,7 +636,7 @@ class _ToAst:
             raise CompileError(self._span(primitives), f"The primitive \"{names[0]}\" is not one of OCaml's that FL "
                                "has, and FL cannot link C functions of a program's own")
         annotated = ast.Annot(ast.Var(self._qualified(value), span), type_expr, span)
-        return ast.LetDecl(False, (ast.Binding(name, annotated, span),), span)
+        return ast.LetDecl(False, (ast.Binding(name, annotated, span),), span, primitives=names)
 
     def let_decl(self, *parts: Any) -> ast.Declaration | list[ast.Declaration]:
         is_rec, bindings = self._rec_bindings(parts)

@@ -142,6 +142,9 @@ PHRASES = [
     ("type secret = private int;;", "type secret = private int\n"),
     ("type choice = private Yes | No of int;;", "type choice = private Yes | No of int\n"),
     ("module Fresh () = struct let x = 1 end;;", "module Fresh : functor () -> sig val x : int end\n"),
+    ('external ident : \'a -> \'a = "%identity";;', 'external ident : \'a -> \'a = "%identity"\n'),
+    ('external ( +! ) : int -> int -> int = "%addint";;', 'external ( +! ) : int -> int -> int = "%addint"\n'),
+    ("ident (2 +! 3);;", "- : int = 5\n"),
     # a type variable keeps the name the program wrote; the others take the names left
     ("let same (x : 'elt) = x;;", "val same : 'elt -> 'elt = <fun>\n"),
     ("same;;", "- : 'elt -> 'elt = <fun>\n"),
