@@ -110,6 +110,9 @@ class Compiler:
     datatypes: DataTypes
     guarded: frozenset[int]
     ids: itertools.count[int] = field(default_factory=itertools.count)
+    # an occurrence matched against constants `5l`, `5L` or `5n` -> the suffix of their type,
+    # with which a warning's example prints its value
+    suffixes: dict[int, str] = field(default_factory=dict)
 
     def occurrence(self, t: TCon, parent: Occurrence | None = None, head: object = None, index: int = 0) -> Occurrence:
         return Occurrence(next(self.ids), t, None if parent is None else parent.id, head, index)
@@ -171,7 +174,7 @@ class Compiler:
         wildcard row goes to every head and to the default)."""
         occ = occurrences[column]
         rest = occurrences[:column] + occurrences[column + 1:]
-        kind, heads = self.heads(rows, column, occ.type)
+        kind, heads = self.heads(rows, column, occ)
         arguments = {head: self.arguments(occ, kind, head) for head in heads}
         specialised: dict[object, list[_Row]] = {head: [] for head in heads}
         others: list[_Row] = []
@@ -195,8 +198,9 @@ class Compiler:
         default = None if self.complete(kind, heads, occ.type) else self.compile(others, rest)
         return Switch(occ, kind, tuple(cases), default)
 
-    def heads(self, rows: list[_Row], column: int, t: TCon) -> tuple[str, list[object]]:
+    def heads(self, rows: list[_Row], column: int, occ: Occurrence) -> tuple[str, list[object]]:
         """The kind of test `column` needs and its heads (constructors in declaration order)."""
+        t = occ.type
         seen: dict[object, None] = {}
         kind = "constant"
         for row in rows:
@@ -209,6 +213,8 @@ class Compiler:
                 kind = "constructor"
             elif isinstance(p, ast.PConst) and p.kind == "bool":
                 kind = "bool"
+            elif isinstance(p, ast.PConst) and p.kind in _SUFFIXES:
+                self.suffixes[occ.id] = _SUFFIXES[p.kind]
             seen.setdefault(_head(p))
         heads = list(seen)
         if kind == "constructor":
@@ -255,6 +261,9 @@ class Compiler:
         return t.name == "char" and len(heads) == 256
 
 
+_SUFFIXES = {"int32": "l", "int64": "L", "nativeint": "n"}
+
+
 def _head(p: ast.Pattern) -> object:
     """What a (normalised, refutable) pattern tests its value for."""
     if isinstance(p, (ast.PTuple, ast.PRecord)):
@@ -285,7 +294,7 @@ def compile_match(match: ast.Match, datatypes: DataTypes) -> CompiledMatch:
     warnings = [] if match.quiet else list(_unused_cases(match, tree))
     # A try's handler raises what it does not match; OCaml's example for exn is `*extension*`.
     missing = None if match.reraise or match.quiet or root.type.name == "exn" \
-        else _missing_example(tree, root, datatypes)
+        else _missing_example(tree, root, datatypes, compiler.suffixes)
     if missing is not None:
         example, behind_guard = missing
         if example.startswith("Fl_value' "):  # a `match` with exception cases: its value's
@@ -328,7 +337,8 @@ def _unused_cases(match: ast.Match, tree: Tree) -> list[CompileError]:
             for i, c in enumerate(match.cases) if i not in used]
 
 
-def _missing_example(tree: Tree, root: Occurrence, datatypes: DataTypes) -> tuple[str, bool] | None:
+def _missing_example(tree: Tree, root: Occurrence, datatypes: DataTypes,
+                     suffixes: dict[int, str]) -> tuple[str, bool] | None:
     """A value no case matches (as OCaml prints it), found on a path to a `Fail` leaf, and
     whether that path went past a guard."""
     # A path: for each occurrence tested, its head (with its argument occurrences) or the heads
@@ -355,7 +365,7 @@ def _missing_example(tree: Tree, root: Occurrence, datatypes: DataTypes) -> tupl
     if found is None:
         return None
     known, excluded, guard = found
-    return _Example(datatypes, dict(known), dict(excluded)).show(root, 0), guard
+    return _Example(datatypes, dict(known), dict(excluded), suffixes).show(root, 0), guard
 
 
 @dataclass
@@ -363,6 +373,7 @@ class _Example:
     datatypes: DataTypes
     known: dict[int, tuple[object, tuple[Occurrence, ...]]]
     excluded: dict[int, tuple[str, list[object]]]
+    suffixes: dict[int, str]
 
     def show(self, occ: Occurrence, precedence: int) -> str:
         t = occ.type
@@ -389,7 +400,7 @@ class _Example:
             quote = "'" if t.name == "char" else '"'
             return quote + head + quote
         if not isinstance(head, str) or t.name not in self.datatypes.types:
-            return str(head)
+            return str(head) + self.suffixes.get(occ.id, "")
         return self.constructor(head, args, precedence)
 
     def constructor(self, key: str, args: tuple[Occurrence, ...], precedence: int) -> str:

@@ -59,6 +59,10 @@ class Monomorphiser:
         self.datatypes = datatypes
         self.warnings: dict[tuple[object, str], CompileError] = {}
         self.fresh_names = 0
+        # Int32.t, Int64.t, Nativeint.t and Bytes.t, which `ground` keeps, and their definitions
+        self.definitions = {name: typing.reveal(TCon(name)) for name in typing.hashed_apart}
+        self.kept = frozenset(typing.hashed_apart)
+        self.any_kept = False  # whether `ground` has kept one of them
         # While only looking for warnings in code the program does not use (see `check_unused`):
         # nothing is marked used and no instance is made.
         self.checking = False
@@ -67,11 +71,17 @@ class Monomorphiser:
 
     # ---------------------------------------------------------------- types
     def ground(self, t: Type, subst: dict[int, Type]) -> Type:
+        """t made ground under an instance's substitution, as monomorphisation tells instances
+        apart: Int32.t, Int64.t, Nativeint.t and Bytes.t are kept (OCaml hashes them apart from
+        their definitions, `cpsc.types.datatypes.HASHED_APART`)."""
         t = resolve(t)
         if isinstance(t, TVar):
             return subst.get(t.id, UNIT)
         if t.name in self.typing.abstract:  # a signature's abstract type: its definition
-            return self.ground(self.typing.reveal(t), subst)
+            if t.name in self.typing.hashed_apart:
+                self.any_kept = True
+                return t
+            return self.ground(self.typing.reveal(t, kept=self.kept), subst)
         if not t.args:
             return t
         # labels are the type checker's: a labelled arrow is a function like any other
@@ -79,8 +89,13 @@ class Monomorphiser:
         return TCon(name, tuple(self.ground(a, subst) for a in t.args))
 
     def type_of(self, node: object, subst: dict[int, Type]) -> Type:
-        """The ground type inference gave `node`, under the instance's substitution."""
-        return self.ground(self.typing.types[id(node)], subst)
+        """The ground type inference gave `node`, under the instance's substitution, as later
+        stages see it (Int32.t... as the int it is)."""
+        return self.later(self.ground(self.typing.types[id(node)], subst))
+
+    def later(self, t: Type) -> Type:
+        """A ground type as the stages after monomorphisation see it."""
+        return _revealed(t, self.definitions) if self.any_kept else t
 
     # Nodes are built with their constructors, not `dataclasses.replace` (which is several
     # times slower and ran once or twice per node).
@@ -219,7 +234,7 @@ class Monomorphiser:
         key = self.typing.constructors[id(e)]
         info = self.datatypes.constructors[key]
         assert info.exception is not None
-        args = tuple(self.ground(a, subst) for a in info.args)
+        args = tuple(self.later(self.ground(a, subst)) for a in info.args)
         instance = f"{key}<{', '.join(show(a) for a in args)}>"
         if instance not in self.datatypes.constructors:
             # (a key of its own, printed as the name before the `/`: two local exceptions of
@@ -297,7 +312,7 @@ class Monomorphiser:
             name = entry.instance(key)[e.name]
         result = ast.Var(name, e.span, self.type_of(e, subst))
         if e.name in ("fl_hash", "fl_hash_param") and entry == e.name:  # hashed as its type says
-            return self.hash_with(e.name, _ground(result.ty), e.span)
+            return self.hash_with(e.name, _ground(self.ground(self.typing.types[id(e)], subst)), e.span)
         if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name \
                 and _contains_arrow(result.ty.args[0], self.datatypes, set()):
             raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
@@ -305,14 +320,14 @@ class Monomorphiser:
         return result
 
     def hash_with(self, name: str, ty: TCon, span: Span) -> ast.Expr:
-        """`fl_hash` at type t -> int as `fl_hash_with "descriptor of t" 10 100 0` (Hashtbl.hash),
+        """`fl_hash` at type t -> int (as `ground` makes it) as `fl_hash_with "descriptor of t" 10 100 0` (Hashtbl.hash),
         `fl_hash_param` at int -> int -> int -> t -> int as `fl_hash_with "descriptor of t"`."""
         given = 3 if name == "fl_hash_param" else 0  # the parameters given at run time
         hashed = ty
         for _ in range(given):
             hashed = _ground(hashed.args[1])
         descriptor = ast.Const(self.datatypes.hash_descriptor(_ground(hashed.args[0])), "string", span, STRING)
-        with_parameters = ty
+        with_parameters = _ground(self.later(ty))
         for _ in range(3 - given):
             with_parameters = arrow(INT, with_parameters)
         expr: ast.Expr = ast.App(ast.Var("fl_hash_with", span, arrow(STRING, with_parameters)), descriptor, span,
@@ -591,6 +606,15 @@ def _run_at_exit(body: ast.Expr, datatypes: DataTypes) -> ast.Expr:
     handler = ast.Match(handler.scrutinee, handler.cases, span, UNIT, compile_match(handler, datatypes), reraise=True)
     return ast.Try(ast.Seq(body, run(), span, UNIT), handler, span, UNIT)
 
+
+
+def _revealed(t: Type, definitions: dict[str, Type]) -> Type:
+    if isinstance(t, TVar):
+        return t
+    if not t.args:
+        return definitions.get(t.name, t)
+    args = tuple(_revealed(a, definitions) for a in t.args)
+    return t if all(a is b for a, b in zip(args, t.args)) else TCon(t.name, args)
 
 
 def _ground(t: Type) -> TCon:

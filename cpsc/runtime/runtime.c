@@ -960,9 +960,14 @@ int64_t fl_hash(fl_string *descriptor, int64_t meaningful, int64_t total, int64_
         const char *node = nodes[kinds[read++]];
         char kind = node[0];
         if (kind == 'i') { h = hash_mix_intnat(h, 2 * v + 1); count--; }
+        /* an int32, int64 or nativeint: OCaml's int32_hash, int64_hash, nativeint_hash */
+        else if (kind == 'l') { h = hash_mix(h, (uint32_t)v); count--; }
+        else if (kind == 'L') { h = hash_mix(h, (uint32_t)((v >> 32) ^ v)); count--; }
+        else if (kind == 'n') { h = hash_mix_intnat(h, v); count--; }
         else if (kind == 'v' && (v & 1)) { h = hash_mix_intnat(h, v); count--; }  /* 2k+1 already */
         else if (kind == 'f') { double x; memcpy(&x, &v, sizeof x); h = hash_mix_double(h, x); count--; }
-        else if (kind == 's') { h = hash_mix_string(h, (fl_string *)(intptr_t)v); count--; }
+        /* a string, or a bytes (an array of bytes: a string's layout) */
+        else if (kind == 's' || kind == 'B') { h = hash_mix_string(h, (fl_string *)(intptr_t)v); count--; }
         else if (kind == 'F' || kind == 'A') {
             int64_t *slots = (int64_t *)(intptr_t)v, n;
             if (kind == 'F') { long k; next_number(node + 1, &k); n = k; }

@@ -7,6 +7,9 @@ FL values carry no tags at run time (an int is a raw 64-bit word), so the walk i
 separated by `;`, the root first, children by index:
 
     i               an immediate: int, char, bool, unit (OCaml's `Val_long`)
+    l   L   n       an int32, an int64, a nativeint: FL's int, OCaml's custom blocks, each
+                    hashed as OCaml's custom operations hash them
+    B               a bytes: FL's array of chars, hashed as OCaml's string
     f   s   _       a float, a string, something not hashed (a function, an exception)
     t,c1,...,ck     a block of k fields (tuple, record, ref), tag 0
     F,k             a record of k floats (OCaml's flat float record)
@@ -82,6 +85,20 @@ def parse_descriptor(descriptor: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(node.split(",")) for node in descriptor.split(";"))
 
 
+def _signed64(v: int) -> int:
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >> 63 else v
+
+
+# OCaml's int32_hash, int64_hash and nativeint_hash (runtime/ints.c), of which caml_hash
+# mixes the low 32 bits
+_CUSTOM_HASHES = {
+    "l": lambda v: v,
+    "L": lambda v: (_signed64(v) >> 32) ^ v,
+    "n": lambda v: (_signed64(v) >> 32) ^ (_signed64(v) >> 63) ^ v,
+}
+
+
 def _immediate(value: Any) -> int:
     if isinstance(value, str):
         return ord(value)
@@ -103,10 +120,12 @@ def hash_value(descriptor: str, meaningful: int, total: int, seed: int, value: A
         if kind == "i" or kind == "v" and not isinstance(v, (tuple, list)):
             h = mix_intnat(h, 2 * _immediate(v) + 1)
             count -= 1
+        elif kind in _CUSTOM_HASHES:
+            h, count = mix(h, _CUSTOM_HASHES[kind](v) & _M32), count - 1
         elif kind == "f":
             h, count = mix_double(h, v), count - 1
-        elif kind == "s":
-            h, count = mix_string(h, v), count - 1
+        elif kind in ("s", "B"):
+            h, count = mix_string(h, v if kind == "s" else "".join(v)), count - 1
         elif kind in ("F", "A"):
             if not v:
                 h = mix(h, 0)  # an empty array is a block of size 0

@@ -1115,6 +1115,13 @@ class _ToAst:
     def sized_int_lit(self, tok: Token) -> ast.Expr:
         """`5l`, `5L`, `5n`: `fl_int32_of_int 5`... (`Int32.of_int`: a value of the sealed type,
         folded by the optimiser); out of the type's range, OCaml's error."""
+        literal = self.psized_int(tok)
+        span = literal.span
+        return ast.App(ast.Var(f"fl_{literal.kind}_of_int", span), ast.Const(literal.value, "int", span), span)
+
+    def psized_int(self, tok: Token, minus: Token | None = None) -> ast.PConst:
+        """`5L` (or `-5L`) as a pattern: a constant of kind `int64` (of FL's int, as `Int64.of_int
+        5` is); the kinds `int32` and `nativeint` likewise."""
         text, suffix = str(tok)[:-1], str(tok)[-1]
         type_name, bits = {"l": ("int32", 32), "L": ("int64", 64), "n": ("nativeint", 64)}[suffix]
         value = parse_int_literal(text)
@@ -1122,10 +1129,12 @@ class _ToAst:
         if value >= 2 ** bits or decimal and value > 2 ** (bits - 1):
             raise CompileError(self._tok_span(tok), "Integer literal exceeds the range of representable integers "
                                f"of type {type_name}")
-        if value >= 2 ** (bits - 1):
-            value -= 2 ** bits
-        span = self._tok_span(tok)
-        return ast.App(ast.Var(f"fl_{type_name}_of_int", span), ast.Const(value, "int", span), span)
+        value = value if minus is None else -value
+        wrapped = (value + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
+        return ast.PConst(wrapped, type_name, self._tok_span(tok) if minus is None else self._span((minus, tok)))
+
+    def pneg_sized_int(self, minus: Token, tok: Token) -> ast.Pattern:
+        return self.psized_int(tok, minus)
 
     def float_lit(self, tok: Token) -> ast.Expr:
         return ast.Const(parse_float_literal(str(tok)), "float", self._tok_span(tok))

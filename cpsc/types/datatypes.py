@@ -17,7 +17,7 @@ later stages never confuse two types that the source calls alike.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from cpsc.semantics.builtins import EXCEPTION_FORMATS, ExceptionId
@@ -102,6 +102,18 @@ def record(name: str, params: tuple[str, ...], fields: list[tuple[str, bool, Typ
     return DataType(name, params, fields=infos)
 
 
+# The library's abstract types that `Hashtbl.hash` tells from their definitions, OCaml's
+# representation being other than FL's: int32, int64 and nativeint are FL's int but OCaml's
+# custom blocks, each hashed by its own function (`Hashtbl.hash 5L` is not `Hashtbl.hash 5`);
+# bytes are FL's array of chars, OCaml's string. Their kinds in a hash descriptor.
+HASHED_APART = {"Int32.t": "l", "Int64.t": "L", "Nativeint.t": "n", "Bytes.t": "B"}
+
+
+def hashed_apart(library_abstract_types: Iterable[str]) -> dict[str, str]:
+    """The internal names of the library's `HASHED_APART` types -> their source names."""
+    return {name: display_name(name) for name in library_abstract_types if display_name(name) in HASHED_APART}
+
+
 EXN = DataType("exn", ())  # open: `exception E` adds a constructor
 
 LIST = variant("list", ("'a",), [("[]", "[]", ()), ("::", "::", (TCon("'a"), TCon("list", (TCon("'a"),))))])
@@ -115,6 +127,9 @@ class DataTypes:
     constructors: dict[str, ConstructorInfo] = field(
         default_factory=lambda: {c.key: c for c in LIST.constructors})
     fields: dict[str, FieldInfo] = field(default_factory=dict)
+    # The same with `HASHED_APART` types kept, as `Hashtbl.hash` sees them (see `reveal`).
+    hashed: DataTypes | None = None
+    hashed_apart: dict[str, str] = field(default_factory=dict)  # as `hashed_apart` gives them
 
     def add(self, datatype: DataType) -> None:
         self.types[datatype.name] = datatype
@@ -151,7 +166,10 @@ class DataTypes:
         return "".join(kind(a) for a in args)
 
     def hash_descriptor(self, t: TCon) -> str:
-        """The descriptor of type t that guides `Hashtbl.hash` (see `cpsc.semantics.hashing`)."""
+        """The descriptor of type t that guides `Hashtbl.hash` (see `cpsc.semantics.hashing`):
+        t as monomorphisation grounds it, `HASHED_APART` types kept."""
+        if self.hashed is not None:
+            return self.hashed.hash_descriptor(t)
         nodes: list[str] = []
         index: dict[TCon, int] = {}
 
@@ -168,6 +186,8 @@ class DataTypes:
                 return "i"
             if t.name in ("float", "string"):
                 return t.name[0]
+            if t.name in self.hashed_apart:
+                return HASHED_APART[self.hashed_apart[t.name]]
             if t.name == "*":
                 return ",".join(["t"] + [str(node(a)) for a in t.args])  # type: ignore[arg-type]
             if t.name == "array":
@@ -191,11 +211,18 @@ class DataTypes:
         return ";".join(nodes)
 
     def copy(self) -> DataTypes:
-        return DataTypes(dict(self.types), dict(self.constructors), dict(self.fields))
+        return DataTypes(dict(self.types), dict(self.constructors), dict(self.fields), self.hashed)
 
-    def reveal(self, reveal: Callable[[Type], Type]) -> None:
+    def reveal(self, reveal: Callable[[Type], Type], reveal_for_hash: Callable[[Type], Type],
+               hashed_apart: dict[str, str]) -> None:
         """Every argument and field type with `reveal` applied (a signature's abstract types
-        made their definitions again, for the stages after type checking)."""
+        made their definitions again, for the stages after type checking). The data types as
+        `Hashtbl.hash` sees them keep the `HASHED_APART` types (`reveal_for_hash`)."""
+        self.hashed = DataTypes(dict(self.types), dict(self.constructors), dict(self.fields), None, hashed_apart)
+        self.hashed._reveal(reveal_for_hash)
+        self._reveal(reveal)
+
+    def _reveal(self, reveal: Callable[[Type], Type]) -> None:
         for datatype in list(self.types.values()):
             constructors = tuple(replace(c, args=tuple(reveal(a) for a in c.args)) for c in datatype.constructors)
             infos = tuple(replace(f, type=reveal(f.type)) for f in datatype.fields)

@@ -84,21 +84,25 @@ class Typing:
     # the modules whose values the program names (`List` for `List.map`), its own and the library's
     modules_named: set[str] = field(default_factory=set)
     warnings: list[CompileError] = field(default_factory=list)  # OCaml's warnings found by inference
+    # the library's Int32.t, Int64.t, Nativeint.t and Bytes.t: internal name -> source name
+    # (`cpsc.types.datatypes.hashed_apart`), which monomorphisation keeps apart from their
+    # definitions for `Hashtbl.hash`; the first three are the types of patterns `5l`, `5L`, `5n`
+    hashed_apart: dict[str, str] = field(default_factory=dict)
 
-    def reveal(self, t: Type, only: frozenset[str] | None = None) -> Type:
+    def reveal(self, t: Type, only: frozenset[str] | None = None, kept: frozenset[str] = frozenset()) -> Type:
         """`t` with its abstract types replaced by their definitions (what later stages see), or
         just those named `only` (a module's own, seen from inside: the abstract types of the
-        modules it uses stay abstract)."""
+        modules it uses stay abstract), but for those `kept`."""
         t = resolve(t)
         if isinstance(t, TVar):
             return t
-        revealed = t.name in self.abstract and (only is None or t.name in only)
+        revealed = t.name in self.abstract and (only is None or t.name in only) and t.name not in kept
         if not t.args and not revealed:
             return t
-        args = tuple(self.reveal(a, only) for a in t.args)
+        args = tuple(self.reveal(a, only, kept) for a in t.args)
         if revealed:
             params, definition = self.abstract[t.name]
-            return self.reveal(substitute(definition, dict(zip(params, args))), only)
+            return self.reveal(substitute(definition, dict(zip(params, args))), only, kept)
         return TCon(t.name, args)
 
 
@@ -189,6 +193,14 @@ class Inferencer:
     # ---------------------------------------------------------------- helpers
     def fresh(self) -> TVar:
         return TVar(self.level)
+
+    def constant_type(self, kind: str) -> Type:
+        """The type of a constant: a base type, or (a pattern `5L`) the library's int32, int64
+        or nativeint."""
+        if kind in BASE_TYPES:
+            return BASE_TYPES[kind]
+        source = {"int32": "Int32.t", "int64": "Int64.t", "nativeint": "Nativeint.t"}[kind]
+        return TCon(next(name for name, known in self.typing.hashed_apart.items() if known == source))
 
     def expect(self, actual: Type, expected: Type, span: Span, what: str = "expression") -> None:
         try:
@@ -488,7 +500,7 @@ class Inferencer:
             self.expect(t, self.type_of_annotation(pattern.annotation), pattern.span, "pattern")
             self._bind_pattern(pattern.pattern, t, env, seen)
         elif isinstance(pattern, ast.PConst):
-            self.expect(t, BASE_TYPES[pattern.kind], pattern.span, "pattern")
+            self.expect(t, self.constant_type(pattern.kind), pattern.span, "pattern")
         elif isinstance(pattern, ast.PConstruct):
             key, result, arg_types = self.constructor(pattern.name, pattern.span, t)
             self.typing.constructors[id(pattern)] = key
@@ -975,9 +987,12 @@ def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, D
                                dict(prelude.typing.schemes), dict(prelude.typing.constructors),
                                dict(prelude.typing.fields), dict(prelude.typing.abstract),
                                dict(prelude.typing.positional))
+    inferencer.typing.hashed_apart = prelude.typing.hashed_apart
     inferencer.declarations(module.declarations, Scope(prelude.env))
     if inferencer.typing.abstract:
-        inferencer.decls.datatypes.reveal(inferencer.typing.reveal)
+        typing = inferencer.typing
+        kept = frozenset(typing.hashed_apart)
+        inferencer.decls.datatypes.reveal(typing.reveal, lambda t: typing.reveal(t, kept=kept), typing.hashed_apart)
     return inferencer.typing, inferencer.decls.datatypes
 
 

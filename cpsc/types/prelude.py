@@ -151,6 +151,7 @@ def _load(data: bytes) -> CheckedPrelude:
     typing = Typing({id(n): t for n, t in node_types}, {id(n): i for n, i in node_instances},
                     {id(n): s for n, s in node_schemes}, {id(n): r for n, r in constructors},
                     {id(n): r for n, r in fields}, abstract, {id(n): e for n, e in positional})
+    typing.hashed_apart = datatypes.hashed_apart(abstract)
     types.renumber(variables)
     return CheckedPrelude(module, typing, env, declarations, scope)
 
