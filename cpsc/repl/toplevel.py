@@ -373,7 +373,8 @@ def _scheme_type(typing: Typing, var: ast.PVar) -> Type:
 
 
 def _type_variables(t: Type) -> list[TVar]:
-    """The type variables of `t`, left to right."""
+    """The type variables of `t` as printed, left to right (an abbreviation's, not its
+    expansion's)."""
     found: list[TVar] = []
     stack = [t]
     while stack:
@@ -381,7 +382,7 @@ def _type_variables(t: Type) -> list[TVar]:
         if isinstance(t, TVar):
             found.append(t)
         else:
-            stack.extend(reversed(t.args))
+            stack.extend(reversed((t if t.alias is None else t.alias).args))
     return found
 
 

@@ -506,14 +506,17 @@ class _ToAst:
 
     def _typedef_head(self, parts: tuple[Any, ...]) -> tuple[tuple[str, ...], Token, list[Any]]:
         params: tuple[str, ...] = ()
-        rest = [p for p in parts if not (isinstance(p, Token) and p.type == "PRIVATE")]
+        rest = [p for p in parts if not self._is_private(p)]
         if isinstance(rest[0], _TypeParams):
             params = rest.pop(0).names
         return params, rest[0], rest[1:]
 
     @staticmethod
-    def _private(parts: tuple[Any, ...]) -> bool:
-        return any(isinstance(p, Token) and p.type == "PRIVATE" for p in parts)
+    def _is_private(part: Any) -> bool:
+        return isinstance(part, Token) and part.type == "PRIVATE"
+
+    def _private(self, parts: tuple[Any, ...]) -> bool:
+        return any(self._is_private(p) for p in parts)
 
     def type_abbrev(self, *parts: Any) -> ast.TypeDef:
         params, name, rest = self._typedef_head(parts)

@@ -38,6 +38,7 @@ from cpsc.types.types import (
     is_arrow,
     resolve,
     show,
+    show_expanded,
     tuple_type,
 )
 
@@ -207,7 +208,7 @@ class Inferencer:
             unify(actual, expected)
         except _TypeError as err:
             names: dict[int, str] = {}
-            actual_text, expected_text = show(actual, names), show(expected, names)
+            actual_text, expected_text = show_expanded(actual, names), show_expanded(expected, names)
             if what == "pattern":  # `actual` is the type matched, `expected` the pattern's own
                 message = (f"This pattern matches values of type {expected_text} but a pattern was expected "
                            f"which matches values of type {actual_text}")
@@ -228,6 +229,8 @@ class Inferencer:
             else:
                 for arg in t.args:
                     walk(arg)
+                if t.alias is not None:  # `'a ignored` of `type 'a ignored = int` is polymorphic
+                    walk(t.alias)
 
         walk(t)
         return Scheme(tuple(quantified), t)
@@ -239,7 +242,9 @@ class Inferencer:
             t = resolve(t)
             if isinstance(t, TVar):
                 return fresh.get(t.id, t)
-            return TCon(t.name, tuple(copy(a) for a in t.args)) if t.args else t
+            if not t.args:
+                return t
+            return TCon(t.name, tuple(copy(a) for a in t.args), None if t.alias is None else copy(t.alias))  # type: ignore[arg-type]
 
         return copy(scheme.type), tuple(fresh[v.id] for v in scheme.quantified)
 
@@ -278,7 +283,7 @@ class Inferencer:
             return self.typing.reveal(TCon(internal, tuple(args)), self.transparent)
         if internal in self.decls.abbreviations:
             params, body = self.decls.abbreviations[internal]
-            return self.expand(body, dict(zip(params, args)), vars)
+            return _named_as(self.expand(body, dict(zip(params, args)), vars), TCon(internal, tuple(args)))
         return TCon(internal, tuple(args))
 
     def expand(self, body: ast.TypeExpr, params: dict[str, Type], vars: dict[str, TVar]) -> Type:
@@ -994,6 +999,12 @@ def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, D
         kept = frozenset(typing.hashed_apart)
         inferencer.decls.datatypes.reveal(typing.reveal, lambda t: typing.reveal(t, kept=kept), typing.hashed_apart)
     return inferencer.typing, inferencer.decls.datatypes
+
+
+def _named_as(expansion: Type, abbreviation: TCon) -> Type:
+    """An abbreviation's expansion, printed as the abbreviation (`TCon.alias`)."""
+    expansion = resolve(expansion)
+    return TCon(expansion.name, expansion.args, abbreviation) if isinstance(expansion, TCon) else expansion
 
 
 def _is_format(t: Type) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 _ids = itertools.count()
@@ -39,14 +39,19 @@ def _unpickled_variable(level: int, link: Type | None, name: str | None = None) 
 
 @dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
 class TCon:
-    """A type constructor: int, float, bool, char, string, unit, `->` (2 args), `*` (n args)."""
+    """A type constructor: int, float, bool, char, string, unit, `->` (2 args), `*` (n args).
+    `alias` is the abbreviation a type annotation named, of which this is the expansion
+    (`u` of `type u = int * int`): the type is its expansion, and prints as the abbreviation, as
+    OCaml's does."""
 
     name: str
     args: tuple[Type, ...] = ()
+    alias: TCon | None = field(default=None, compare=False, repr=False)
 
-    def __init__(self, name: str, args: tuple[Type, ...] = ()) -> None:
+    def __init__(self, name: str, args: tuple[Type, ...] = (), alias: TCon | None = None) -> None:
         self.name = name
         self.args = args
+        self.alias = alias
 
 
 Type = Union[TVar, TCon]
@@ -120,6 +125,8 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
             if t.id not in names:
                 names[t.id] = fresh_name()
             return names[t.id]
+        if t.alias is not None:
+            return go(t.alias, prec)
         if t.name == "->" and _is_seq(t):  # `'a Seq.t` abbreviates `unit -> 'a Seq.node`
             return f"{go(resolve(t.args[1]).args[0], 2)} Seq.t"  # type: ignore[union-attr]
         if is_arrow(t):
@@ -140,6 +147,15 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
         return "(" + ", ".join(go(a, 0) for a in args) + ") " + name
 
     return go(t, 0)
+
+
+def show_expanded(t: Type, names: dict[int, str] | None = None) -> str:
+    """A type as OCaml's type errors print it: an abbreviation with its expansion (`point =
+    float * float`)."""
+    t = resolve(t)
+    if isinstance(t, TCon) and t.alias is not None:
+        return f"{show(t, names)} = {show(TCon(t.name, t.args), names)}"
+    return show(t, names)
 
 
 def _format_abbreviation(args: list[Type]) -> tuple[str, list[Type]]:
@@ -193,6 +209,8 @@ def type_variables(roots: Iterable[Type]) -> list[TVar]:
                     stack.append(t.link)
         else:
             stack.extend(t.args)
+            if t.alias is not None:
+                stack.append(t.alias)
     return found
 
 

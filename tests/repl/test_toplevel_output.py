@@ -162,6 +162,15 @@ PHRASES = [
     ("module Qm = struct type t = A | B of int end;;", "module Qm : sig type t = A | B of int end\n"),
     ("[Qm.B 3; Qm.A];;", "- : Qm.t list = [Qm.B 3; Qm.A]\n"),
     ("Either.Left (Seq.Nil : int Seq.node);;", "- : (int Seq.node, 'a) Either.t = Either.Left Seq.Nil\n"),
+    # a type annotation's abbreviation is how its type prints, not its expansion
+    ("type point = float * float;;", "type point = float * float\n"),
+    ("let origin : point = (0., 0.);;", "val origin : point = (0., 0.)\n"),
+    ("let shift (p : point) dx = (fst p +. dx, snd p);;", "val shift : point -> float -> float * float = <fun>\n"),
+    ("type 'a ignored = int;;", "type 'a ignored = int\n"),
+    ("let keep (x : 'b ignored) = x;;", "val keep : 'b ignored -> 'b ignored = <fun>\n"),
+    ("module Km : sig type t = int list val g : int -> t end = struct type t = int list let g x = [x] end;;",
+     "module Km : sig type t = int list val g : int -> t end\n"),
+    ("Km.g;;", "- : int -> Km.t = <fun>\n"),
     ("open Qm;;", ""),  # (last: it opens Qm for what follows)
     ("[B 5; Qm.A];;", "- : Qm.t list = [B 5; A]\n"),
 ]
