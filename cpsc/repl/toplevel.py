@@ -165,7 +165,8 @@ class Toplevel:
                 reports.append("")
             else:
                 named = report is not None and _signature_name(report)
-                line = f"module {top} : {named}" if named else module_signature(top, members)
+                top_env = report.value if report is not None and isinstance(report.value, Env) else None
+                line = f"module {top} : {named}" if named else module_signature(top, _named_submodules(members, top_env))
                 reports.append(_print_line(line))
                 members = []
         return reports
@@ -176,11 +177,18 @@ class Toplevel:
         names of its values and types, when a signature hides some)."""
         values, types = visible if visible is not None else (None, None)
         if isinstance(declaration, ast.TypeDecl):
-            definitions = tuple(d for d in declaration.definitions if types is None or d.name in types)
+            anonymous = _anonymous_abbreviations(checked.declarations)
+            definitions = tuple(d if d.abbreviation is None else replace(d, abbreviation=_expanded(d.abbreviation, anonymous))
+                                for d in declaration.definitions if types is None or d.name in types)
             return [type_declaration(replace(declaration, definitions=definitions), "    ")] if definitions else []
         if isinstance(declaration, ast.AbstractType):
-            seen = types is None or declaration.name in types
-            return [f"type {type_expr(ast.TyName(declaration.name, tuple(ast.TyVar(p, declaration.span) for p in declaration.params), declaration.span))}"] if seen else []
+            if types is not None and declaration.name not in types:
+                return []
+            params = tuple(ast.TyVar(p, declaration.span) for p in declaration.params)
+            text = f"type {type_expr(ast.TyName(declaration.name, params, declaration.span))}"
+            if declaration.application is not None:
+                text += f" = {type_expr(ast.TyName(declaration.application, params, declaration.span))}"
+            return [text]
         if isinstance(declaration, ast.ExceptionDecl):
             return [exception_declaration(declaration)]
         if isinstance(declaration, ast.LetDecl):
@@ -433,12 +441,54 @@ def _visible(env: Env) -> tuple[set[str], set[str]]:
     return values, types
 
 
+def _anonymous_abbreviations(declarations: tuple[ast.Declaration, ...]) -> dict[str, ast.TypeDef]:
+    """The abbreviations of the structures given to functors (`F (struct type t = int end)`):
+    their types have no path, and OCaml shows each as its definition (`type elt = int`)."""
+    return {d.name: d for declaration in declarations
+            if isinstance(declaration, ast.TypeDecl) and declaration.module and re.search(r"'\d+", declaration.module)
+            for d in declaration.definitions if d.abbreviation is not None}
+
+
+def _expanded(t: ast.TypeExpr, anonymous: dict[str, ast.TypeDef], bound: dict[str, ast.TypeExpr] | None = None) -> ast.TypeExpr:
+    """`t` with the types of `anonymous` replaced by their definitions."""
+    if isinstance(t, ast.TyVar):
+        return (bound or {}).get(t.name, t)
+    if isinstance(t, ast.TyArrow):
+        return replace(t, param=_expanded(t.param, anonymous, bound), result=_expanded(t.result, anonymous, bound))
+    if isinstance(t, ast.TyTuple):
+        return replace(t, items=tuple(_expanded(i, anonymous, bound) for i in t.items))
+    args = tuple(_expanded(a, anonymous, bound) for a in t.args)
+    definition = anonymous.get(t.name)
+    if definition is None or definition.abbreviation is None:
+        return replace(t, args=args)
+    return _expanded(definition.abbreviation, anonymous, dict(zip(definition.params, args)))
+
+
+def _named_submodules(members: list[Any], env: Env | None) -> list[Any]:
+    """A module's members, each submodule given a module type by name shown by that name (`module
+    FA : S`), as OCaml's toplevel shows it."""
+    if env is None:
+        return members
+    named: list[Any] = []
+    for member in members:
+        inner = env.modules.get(member[0]) if isinstance(member, list) else None
+        if not isinstance(inner, Env):
+            named.append(member)
+        elif inner.module_type is not None:
+            named.append(f"module {member[0]} : {inner.module_type}")
+        else:
+            named.append([member[0], _named_submodules(member[1], inner)])
+    return named
+
+
 def _signature_name(report: ModuleReport) -> str | None:
     """`S` for `module M : S = ...` (OCaml's toplevel says `module M : S`)."""
     item = report.item
     if isinstance(item, ModuleDecl) and isinstance(item.module, Constrained) \
             and isinstance(item.module.type, ModuleTypePath):
         return item.module.type.path
+    if isinstance(report.value, Env) and report.value.module_type is not None:  # `F (struct ... end)`
+        return report.value.module_type
     return None
 
 

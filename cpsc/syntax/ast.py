@@ -496,12 +496,15 @@ class SignatureCheck:
 class AbstractType:
     """Left by a signature ascription: `name` is the abstract type the signature makes of the
     module's type `definition` (in terms of `params`). Outside the module nothing but `name`
-    is equal to it; after type checking it is its definition again (`Typing.abstract`)."""
+    is equal to it; after type checking it is its definition again (`Typing.abstract`).
+    `application` is how OCaml names it when a functor's application to a module path made it
+    (`F(A).t`: the toplevel shows `type t = F(A).t`)."""
 
     name: str
     params: tuple[str, ...]
     definition: TypeExpr
     span: Span
+    application: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,6 +73,9 @@ class Env(Members):
     printed: str | None = ""
     # a signature sealed a type of it: its values are seen through bindings of their own
     seals: bool = False
+    # the module type a functor's result is given by name, for an application to a structure
+    # (OCaml's toplevel says `module A : S` of `module A = F (struct ... end)`)
+    module_type: str | None = None
 
     @property
     def sealed(self) -> bool:
@@ -164,6 +167,7 @@ class _Applying:
     path: str
     names: dict[tuple[str, int], Any]
     occurrences: dict[str, int] = field(default_factory=dict)
+    printed: str | None = None  # `F(A)`, as OCaml names an application to a module path
 
     def key(self, flat: str) -> tuple[str, int]:
         """Where a declaration is in the application, the same in every application: its flat
@@ -329,7 +333,7 @@ class _Elaborator:
             return self.application(expr, scope, path)
         if isinstance(expr, m.Constrained):
             return self.ascribe(self.module_expr(expr.module, scope, path, printed), SignatureValue(expr.type, scope),
-                                expr.span)
+                                expr.span, path=path)
         raise AssertionError(f"not a module expression: {expr!r}")
 
     def application(self, expr: m.Apply, scope: Scope, path: str) -> ModuleValue:
@@ -350,10 +354,10 @@ class _Elaborator:
         body_scope.modules[functor.parameter.name] = parameter
         names = {} if earlier is None else earlier.names
         self.instantiating += 1
-        self.applying.append(_Applying(path, names))
+        generative = functor.parameter.name == m.GENERATIVE
+        self.applying.append(_Applying(path, names, printed=None if key is None or generative else _printed_path(expr)))
         try:
             # (OCaml names a generative functor's exceptions bare, as an anonymous structure's)
-            generative = functor.parameter.name == m.GENERATIVE
             printed = None if functor.printed is None or generative else f"{functor.printed}({functor.parameter.name})"
             result = self.module_expr(functor.body, body_scope, path, printed)
         finally:
@@ -361,6 +365,8 @@ class _Elaborator:
             self.applying.pop()
         if key is not None and earlier is None and not self.checking:
             self.applications[key] = Application(functor, argument, names, result)
+        if key is not None and isinstance(result, Env):  # OCaml shows it strengthened: `type t = F(A).t`
+            result.module_type = None
         return result
 
     def path_key(self, expr: m.ModuleExpr, scope: Scope) -> Any:
@@ -461,12 +467,14 @@ class _Elaborator:
 
     # ---------------------------------------------------------------- signatures
     def ascribe(self, module: ModuleValue, signature: SignatureValue, span: Span, seal: bool = True,
-                outer: _View | None = None) -> ModuleValue:
+                outer: _View | None = None, path: str = "") -> ModuleValue:
         """`(M : S)`: M as S sees it (what S does not list is hidden, what it makes abstract is
         sealed), after checking that M provides all that S requires; the types of its values the
         type checker checks later. A functor's parameter is not sealed (`seal`): its body is
         elaborated with the argument itself, so the argument's types are the parameter's, as
-        OCaml's applicative functors make them in the result."""
+        OCaml's applicative functors make them in the result. The abstract types and values
+        sealing makes are the module's being declared (`path`: `D.t` of `module D : S = B`)."""
+        named = signature.type.path if isinstance(signature.type, m.ModuleTypePath) else None
         while isinstance(signature.type, m.ModuleTypePath):
             signature = self.module_type(signature.type.path, signature.scope, signature.type.span)
         if isinstance(signature.type, m.FunctorType):
@@ -476,12 +484,13 @@ class _Elaborator:
         if not isinstance(module, Env):
             raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: a functor is not a structure")
         view = _View(module, Env(path=module.path), signature.scope.copy(), signature.scope.copy(),
-                     seal and not module.library)
+                     seal and not module.library, path or module.path)
         if outer is not None:  # a module specification: the enclosing signature's abstract types are its
             view.outside, view.sealed, view.abstracts = outer.outside.copy(), outer.sealed, outer.abstracts
         for item in self.signature_items(signature, span):
             self.match_item(item, view, span)
         view.seen.seals = view.sealed
+        view.seen.module_type = named if seal else None
         return view.seen
 
     def signature_items(self, signature: SignatureValue, span: Span) -> list[Any]:
@@ -565,7 +574,7 @@ class _Elaborator:
                 flat = self.member(module.types, module, definition.name, "type", span)
                 view.inside.types[definition.name] = flat
                 if view.seal and definition.name in item.abstract:
-                    flat = self.abstract_type(flat, definition, module, span, view.abstracts)
+                    flat = self.abstract_type(flat, definition, module, span, view)
                     view.sealed = True
                 else:
                     for constructor in definition.constructors:
@@ -583,7 +592,7 @@ class _Elaborator:
             if inner is None:
                 raise CompileError(span, f"{_ERROR_PREFIX}The module `{item.name}' is required but not provided")
             seen.modules[item.name] = self.ascribe(inner, SignatureValue(item.type, view.inside), span, view.seal,
-                                                   view)
+                                                   view, _qualified(view.target, item.name))
             view.inside.modules[item.name] = view.outside.modules[item.name] = seen.modules[item.name]
         elif isinstance(item, m.SigModuleType):
             seen.module_types[item.name] = SignatureValue(item.type, view.outside.copy())
@@ -597,16 +606,18 @@ class _Elaborator:
         self.out.append(ast.SignatureCheck(flat, item.name, _Renamer(self, view.inside).type(item.type), span))
         if view.seal:
             outside = _Renamer(self, view.outside).type(item.type)
-            sealed = f"{flat}/{next(self.fresh)}"
+            sealed = f"{_qualified(view.target, item.name)}/{next(self.fresh)}"
             value = ast.Annot(ast.Var(flat, span), outside, span, sealing=frozenset(view.abstracts))
             self.out.append(ast.LetDecl(False, (ast.Binding(ast.PVar(sealed, span), value, span),), span))
             flat = sealed
         view.seen.values[item.name] = flat
 
-    def abstract_type(self, flat: str, definition: ast.TypeDef, module: Env, span: Span, made: set[str]) -> str:
+    def abstract_type(self, flat: str, definition: ast.TypeDef, module: Env, span: Span, view: _View) -> str:
         """The abstract type a signature makes of `module`'s type `flat` (in a functor
-        application, an alias of the one an earlier application made, if any), added to `made`."""
-        sealed = f"{flat}/abstract{next(self.fresh)}"
+        application, an alias of the one an earlier application made, if any), added to the
+        view's."""
+        made = view.abstracts
+        sealed = f"{_qualified(view.target, definition.name)}/abstract{next(self.fresh)}"
         made.add(sealed)
         earlier = self.applicative(f"{module.path}.{definition.name}/abstract", sealed)
         if earlier is not None:
@@ -614,8 +625,19 @@ class _Elaborator:
             self.out.append(ast.TypeDecl((_alias(definition, sealed, earlier),), span, module.path))
             return sealed
         params = tuple(ast.TyVar(p, span) for p in definition.params)
-        self.out.append(ast.AbstractType(sealed, definition.params, ast.TyName(flat, params, span), span))
+        self.out.append(ast.AbstractType(sealed, definition.params, ast.TyName(flat, params, span), span,
+                                         self.application_path(view.target, definition.name)))
         return sealed
+
+    def application_path(self, target: str, name: str) -> str | None:
+        """How OCaml names the type `name` of the module `target` when a functor's application
+        to a module path makes it (`F(A).t`, `F(A).M.t`)."""
+        application = self.applying[-1] if self.applying else None
+        if application is None or application.printed is None:
+            return None
+        if target != application.path and not target.startswith(application.path + "."):
+            return None
+        return f"{application.printed}{target[len(application.path):]}.{name}"
 
     def member(self, table: dict[str, str], module: Env, name: str, kind: str, span: Span) -> str:
         if name in table:
@@ -651,9 +673,18 @@ class _View:
     inside: Scope
     outside: Scope
     seal: bool
+    target: str  # the path of the module being declared, whose the sealed types and values are
     sealed: bool = False
     # the abstract types this ascription (and those it is in) made
     abstracts: set[str] = field(default_factory=set)
+
+
+def _printed_path(expr: m.ModuleExpr) -> str:
+    """An extended module path as OCaml prints it: `Map.Make(String)`."""
+    if isinstance(expr, m.Apply):
+        return f"{_printed_path(expr.functor)}({_printed_path(expr.argument)})"
+    assert isinstance(expr, m.ModulePath)
+    return expr.path
 
 
 def _qualified(path: str, name: str) -> str:

@@ -171,6 +171,19 @@ PHRASES = [
     ("module Km : sig type t = int list val g : int -> t end = struct type t = int list let g x = [x] end;;",
      "module Km : sig type t = int list val g : int -> t end\n"),
     ("Km.g;;", "- : int -> Km.t = <fun>\n"),
+    # a module sealed by a named module type, and functor applications, shown as OCaml shows them
+    ("module type Mk = sig type t val make : int -> t end;;", "module type Mk = sig type t val make : int -> t end\n"),
+    ("module Raw = struct type t = int let make x = x end;;", "module Raw : sig type t = int val make : 'a -> 'a end\n"),
+    ("module Sealed_raw : Mk = Raw;;", "module Sealed_raw : Mk\n"),
+    ("Sealed_raw.make 3;;", "- : Sealed_raw.t = <abstr>\n"),
+    ("module Fm (X : sig val n : int end) : Mk = struct type t = int let make x = x + X.n end;;",
+     "module Fm : functor (X : sig val n : int end) -> Mk\n"),
+    ("module On = struct let n = 1 end;;", "module On : sig val n : int end\n"),
+    ("module Fa = Fm (On);;", "module Fa : sig type t = Fm(On).t val make : int -> t end\n"),
+    ("module Fb = Fm (struct let n = 2 end);;", "module Fb : Mk\n"),
+    ("module Nest = struct module Fc = Fm (struct let n = 3 end) let y = 1 end;;",
+     "module Nest : sig module Fc : Mk val y : int end\n"),
+    ("module Ints = Set.Make (struct type t = int let compare = compare end);;", "module Ints :\n  sig\n    type elt = int\n    type t\n    val empty : t\n    val is_empty : t -> bool\n    val mem : elt -> t -> bool\n    val add : elt -> t -> t\n    val singleton : elt -> t\n    val remove : elt -> t -> t\n    val union : t -> t -> t\n    val inter : t -> t -> t\n    val disjoint : t -> t -> bool\n    val diff : t -> t -> t\n    val compare : t -> t -> int\n    val equal : t -> t -> bool\n    val subset : t -> t -> bool\n    val iter : (elt -> unit) -> t -> unit\n    val map : (elt -> elt) -> t -> t\n    val fold : (elt -> 'a -> 'a) -> t -> 'a -> 'a\n    val for_all : (elt -> bool) -> t -> bool\n    val exists : (elt -> bool) -> t -> bool\n    val filter : (elt -> bool) -> t -> t\n    val filter_map : (elt -> elt option) -> t -> t\n    val partition : (elt -> bool) -> t -> t * t\n    val cardinal : t -> int\n    val elements : t -> elt list\n    val min_elt : t -> elt\n    val min_elt_opt : t -> elt option\n    val max_elt : t -> elt\n    val max_elt_opt : t -> elt option\n    val choose : t -> elt\n    val choose_opt : t -> elt option\n    val split : elt -> t -> t * bool * t\n    val find : elt -> t -> elt\n    val find_opt : elt -> t -> elt option\n    val find_first : (elt -> bool) -> t -> elt\n    val find_first_opt : (elt -> bool) -> t -> elt option\n    val find_last : (elt -> bool) -> t -> elt\n    val find_last_opt : (elt -> bool) -> t -> elt option\n    val of_list : elt list -> t\n    val to_seq_from : elt -> t -> elt Seq.t\n    val to_seq : t -> elt Seq.t\n    val to_rev_seq : t -> elt Seq.t\n    val add_seq : elt Seq.t -> t -> t\n    val of_seq : elt Seq.t -> t\n  end\n"),
     ("open Qm;;", ""),  # (last: it opens Qm for what follows)
     ("[B 5; Qm.A];;", "- : Qm.t list = [B 5; A]\n"),
 ]
