@@ -5,6 +5,9 @@ The printers are FL code, not Python reading an interpreter's values, so that ev
 (the AST, CPS and SSA interpreters, native code) shows a value the same way, and `:run` can
 compare them. Each printer is a function `bool -> t -> string`; the flag asks for parentheses
 around a value that needs them as a constructor's argument (`Some (Some 1)`, `Some (-1)`).
+The string is laid out as OCaml's toplevel lays a value out (`Oprint`): it holds the boxes and
+break hints of `cpsc.types.types.layout`, which `cpsc__show_layout` gives Format, so that a
+long value is broken over lines as OCaml breaks it.
 """
 
 from __future__ import annotations
@@ -22,8 +25,23 @@ from cpsc.types.types import TCon, TVar, Type, is_arrow, resolve, show
 PREFIX = "cpsc__show"
 
 # Printers of the base types, declared once before the generated ones.
+# The layout's marks (`cpsc.types.types.BOX`...) as FL writes them in a string literal
+OPEN0, OPEN1, OPEN2, CLOSE, BREAK = "\\0010", "\\0011", "\\0012", "\\002", "\\003"
+
 BASE_PRINTERS = f"""
-let {PREFIX}_paren p s = if p then "(" ^ s ^ ")" else s
+(* a layout (boxes and break hints) given to Format, on one line if it fits in the margin *)
+let {PREFIX}_layout formatter s =
+  let n = String.length s in
+  let text i j = if j > i then Format.pp_print_string formatter (String.sub s i (j - i)) in
+  let rec go start i =
+    if i >= n then text start i
+    else match s.[i] with
+      | '\001' -> text start i; Format.pp_open_box formatter (Char.code s.[i + 1] - 48); go (i + 2) (i + 2)
+      | '\002' -> text start i; Format.pp_close_box formatter (); go (i + 1) (i + 1)
+      | '\003' -> text start i; Format.pp_print_space formatter (); go (i + 1) (i + 1)
+      | _ -> go start (i + 1) in
+  go 0 0; Format.pp_print_newline formatter ()
+let {PREFIX}_paren p s = if p then "{OPEN1}(" ^ s ^ "){CLOSE}" else s
 let {PREFIX}_int p n = if n < 0 then {PREFIX}_paren p (string_of_int n) else string_of_int n
 let {PREFIX}_float p f =
   let s =
@@ -50,7 +68,7 @@ let {PREFIX}_items show l =
     | x :: rest ->
       if List.exists (fun cell -> cell == l) seen then List.rev ("<cycle>" :: shown)
       else upto (l :: seen) (show false x :: shown) rest in
-  String.concat "; " (if cyclic l l then upto [] [] l else List.map (show false) l)
+  String.concat ";{BREAK}" (if cyclic l l then upto [] [] l else List.map (show false) l)
 (* as OCaml's toplevel (its print depth, 100): a value nested deeper is `...`, so that a cyclic
    value other than a list is shown (its cycle unrolled) and not forever *)
 let {PREFIX}_depth = ref 0
@@ -60,8 +78,8 @@ let {PREFIX}_nested show =
 let {PREFIX}_exn_hook = ref (fun (_ : bool) (e : exn) -> Printexc.to_string e)
 let {PREFIX}_exn p e =
   match e with
-  | Failure s -> {PREFIX}_paren p ("Failure " ^ Printf.sprintf "%S" s)
-  | Invalid_argument s -> {PREFIX}_paren p ("Invalid_argument " ^ Printf.sprintf "%S" s)
+  | Failure s -> {PREFIX}_paren p ("{OPEN1}Failure{BREAK}" ^ Printf.sprintf "%S{CLOSE}" s)
+  | Invalid_argument s -> {PREFIX}_paren p ("{OPEN1}Invalid_argument{BREAK}" ^ Printf.sprintf "%S{CLOSE}" s)
   | Not_found -> "Not_found"
   | Division_by_zero -> "Division_by_zero"
   | End_of_file -> "End_of_file"
@@ -69,11 +87,11 @@ let {PREFIX}_exn p e =
   | Stack.Empty -> "Stdlib.Stack.Empty"
   | Queue.Empty -> "Stdlib.Queue.Empty"
   | Stack_overflow -> "Stack_overflow"
-  | Match_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "Match_failure (%S, %d, %d)" f l c)
-  | Assert_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "Assert_failure (%S, %d, %d)" f l c)
+  | Match_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "{OPEN1}Match_failure{BREAK}{OPEN1}(%S,{BREAK}%d,{BREAK}%d){CLOSE}{CLOSE}" f l c)
+  | Assert_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "{OPEN1}Assert_failure{BREAK}{OPEN1}(%S,{BREAK}%d,{BREAK}%d){CLOSE}{CLOSE}" f l c)
   | _ -> !{PREFIX}_exn_hook p e
 let {PREFIX}_guard f =
-  try f () with e -> (prerr_string ("Exception: " ^ {PREFIX}_exn false e ^ ".\n"); exit 2)
+  try f () with e -> ({PREFIX}_layout Format.err_formatter ("{OPEN0}Exception:{BREAK}" ^ {PREFIX}_exn false e ^ ".{CLOSE}"); exit 2)
 """
 
 _SIMPLE = {
@@ -112,13 +130,14 @@ class ValuePrinters:
         key = show(t)
         if t.name == "lazy_t":  # as OCaml's toplevel: forced or not
             shown = self.printer(t.args[0])
-            return (f'(fun p l -> match l.fl_lazy with Fl_forced v -> {PREFIX}_paren p ("lazy " ^ {shown} true v) '
-                    '| _ -> "<lazy>")')
+            return (f'(fun p l -> match l.fl_lazy with Fl_forced v -> {PREFIX}_paren p ("{OPEN1}lazy{BREAK}" ^ '
+                    f'{shown} true v ^ "{CLOSE}") | _ -> "<lazy>")')
         if key in _INTEGER_SUFFIXES:  # abstract, but OCaml's toplevel shows them: 5L
             module = {"int32": "Int32", "int64": "Int64", "nativeint": "Nativeint"}[key]
             return f'(fun _ v -> string_of_int ({module}.to_int v) ^ "{_INTEGER_SUFFIXES[key]}")'
         if key == "bytes":  # abstract, but OCaml's toplevel shows it
-            return f'(fun p b -> {PREFIX}_paren p ("Bytes.of_string " ^ Printf.sprintf "%S" (Bytes.to_string b)))'
+            return (f'(fun p b -> {PREFIX}_paren p ("{OPEN1}Bytes.of_string{BREAK}" ^ Printf.sprintf "%S" (Bytes.to_string b) '
+                    f'^ "{CLOSE}"))')
         if key not in self.named:
             self.named[key] = f"{PREFIX}_{len(self.named)}"
             self.bodies.append(f"{self.named[key]} p v = {PREFIX}_nested (fun () -> {self._body(t)})")
@@ -138,12 +157,12 @@ class ValuePrinters:
     def _body(self, t: TCon) -> str:
         if t.name == "*":
             names = [f"x{i}" for i in range(len(t.args))]
-            shown = ' ^ ", " ^ '.join(f"{self.printer(a)} false {n}" for a, n in zip(t.args, names))
-            return f'let ({", ".join(names)}) = v in "(" ^ {shown} ^ ")"'
+            shown = f' ^ ",{BREAK}" ^ '.join(f"{self.printer(a)} false {n}" for a, n in zip(t.args, names))
+            return f'let ({", ".join(names)}) = v in "{OPEN1}(" ^ {shown} ^ "){CLOSE}"'
         if t.name == "list":
-            return f'"[" ^ {PREFIX}_items {self.printer(t.args[0])} v ^ "]"'
+            return f'"{OPEN1}[" ^ {PREFIX}_items {self.printer(t.args[0])} v ^ "]{CLOSE}"'
         if t.name == "array":
-            return f'"[|" ^ {PREFIX}_items {self.printer(t.args[0])} (Array.to_list v) ^ "|]"'
+            return f'"{OPEN2}[|" ^ {PREFIX}_items {self.printer(t.args[0])} (Array.to_list v) ^ "|]{CLOSE}"'
         datatype = self.datatypes.types.get(t.name)
         if datatype is None or not _printable(datatype):
             return '"<abstr>"'
@@ -151,8 +170,9 @@ class ValuePrinters:
         if datatype.is_record:
             fields = [(f.name, self.printer(_instance(f.type, substitution))) for f in datatype.fields]
             pattern = "; ".join(f"{name} = x{i}" for i, (name, _) in enumerate(fields))
-            shown = ' ^ "; " ^ '.join(f'"{name} = " ^ {p} false x{i}' for i, (name, p) in enumerate(fields))
-            return f'match v with {{{pattern}}} -> "{{" ^ {shown} ^ "}}"'
+            shown = f' ^ ";{BREAK}" ^ '.join(f'"{OPEN1}{name}{BREAK}={BREAK}" ^ {p} false x{i} ^ "{CLOSE}"'
+                                             for i, (name, p) in enumerate(fields))
+            return f'match v with {{{pattern}}} -> "{OPEN1}{{" ^ {shown} ^ "}}{CLOSE}"'
         return "match v with " + " | ".join(self._case(c.name, [_instance(a, substitution) for a in c.args],
                                                         _qualifier(datatype.name))
                                             for c in datatype.constructors)
@@ -165,9 +185,9 @@ class ValuePrinters:
             return f'{constructor} -> "{name}"'
         names = [f"x{i}" for i in range(len(args))]
         if len(args) == 1:
-            return f'{constructor} x0 -> {PREFIX}_paren p ("{name} " ^ {self.printer(args[0])} true x0)'
-        shown = ' ^ ", " ^ '.join(f"{self.printer(a)} false {n}" for a, n in zip(args, names))
-        return f'{constructor} ({", ".join(names)}) -> {PREFIX}_paren p ("{name} (" ^ {shown} ^ ")")'
+            return f'{constructor} x0 -> {PREFIX}_paren p ("{OPEN1}{name}{BREAK}" ^ {self.printer(args[0])} true x0 ^ "{CLOSE}")'
+        shown = f' ^ ",{BREAK}" ^ '.join(f"{self.printer(a)} false {n}" for a, n in zip(args, names))
+        return f'{constructor} ({", ".join(names)}) -> {PREFIX}_paren p ("{OPEN1}{name}{BREAK}(" ^ {shown} ^ "){CLOSE}")'
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
@@ -312,7 +332,17 @@ def _signature_block(head: str, items: list[str], indent: int) -> str:
     inner = " " * (indent + 2)
     if flat and len(inner) + len(sig) <= SIGNATURE_LINE:
         return f"{head}\n{inner}{sig}"
-    return f"{head}\n{inner}sig\n" + "".join(f"{inner}  {item}\n" for item in items) + f"{inner}end"
+    return f"{head}\n{inner}sig\n" + "".join(f"{inner}  {_item_lines(item, inner + '  ')}\n" for item in items) \
+        + f"{inner}end"
+
+
+def _item_lines(item: str, at: str) -> str:
+    """A signature item at column `len(at)`: a value's too long for the line broken after its
+    colon, its type 2 further in (OCaml's `@[<2>val x :@ t@]`)."""
+    name, colon, type_text = item.partition(" : ")
+    if not item.startswith("val ") or "\n" in item or len(at) + len(item) <= SIGNATURE_LINE:
+        return item
+    return f"{name} :\n{at}  {type_text}"
 
 
 def module_type_declaration(name: str, module_type: Any) -> str:

@@ -42,7 +42,7 @@ from cpsc.syntax.parser import parse_module
 from cpsc.to_cps.convert import cps_convert
 from cpsc.types.infer import Typing
 from cpsc.types.prelude import PRELUDE_FILE, prelude_modules
-from cpsc.types.types import TVar, Type, resolve, show
+from cpsc.types.types import BOX, BREAK, CLOSE, TVar, Type, layout, one_line, resolve, show
 from cpsc.workbench import WorkbenchError
 
 MARKER = "\x02cpsc-repl\x03"
@@ -276,17 +276,24 @@ class Toplevel:
         for binding in declaration.bindings:
             for var in _bound_vars(binding.pattern):
                 t = _scheme_type(checked.typing, var)
-                head = "- " if var.name.startswith("cpsc__it") else f"val {value_name(var.name)} "
                 value = f"{printers.printer(t)} false {value_name(var.name)}"
-                lines.append(f"print_string ({_fl_string(f'{head}: {self._show(checked, var)} = ')} ^ {value} ^ "
-                             '"\\n")')
+                # as OCaml's toplevel lays them out: `@[- : %a@ =@ %a@]`, `@[<2>@[<2>val x :@ %a@] =@ %a@]`
+                if var.name.startswith("cpsc__it"):
+                    head = f"{BOX}0- : {self._layout(checked, var)}{BREAK}={BREAK}"
+                else:
+                    head = f"{BOX}2{BOX}2val {value_name(var.name)} :{BREAK}{self._layout(checked, var)}{CLOSE} ={BREAK}"
+                lines.append(f"{PREFIX}_layout Format.std_formatter ({_fl_string(head)} ^ {value} ^ {_fl_string(CLOSE)})")
         if not lines:
             return ""
         return printers.declarations() + "let () = " + "; ".join(lines) + "\n"
 
     def _show(self, checked: Checked, var: ast.PVar) -> str:
-        """The type of a bound variable as OCaml shows it: a type variable that was not
-        generalised (the value restriction) is weak, `'_weak1`."""
+        """The type of a bound variable as OCaml shows it, on one line."""
+        return one_line(self._layout(checked, var))
+
+    def _layout(self, checked: Checked, var: ast.PVar) -> str:
+        """The type of a bound variable as OCaml shows it, laid out (`layout`): a type variable
+        that was not generalised (the value restriction) is weak, `'_weak1`."""
         scheme = checked.typing.schemes.get(id(var))
         quantified = {v.id for v in scheme.quantified} if scheme is not None else set()
         names: dict[int, str] = {}
@@ -294,7 +301,7 @@ class Toplevel:
             if v.id not in quantified and v.id not in names:
                 self.weak_variables += 1
                 names[v.id] = f"'_weak{self.weak_variables}"
-        return show(_scheme_type(checked.typing, var), names)
+        return layout(_scheme_type(checked.typing, var), names)
 
     def _run(self, phrase: list[ast.Declaration], file: str) -> Outcome:
         """Run the session with `phrase` after it; only what the phrase prints is kept."""

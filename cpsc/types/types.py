@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -102,9 +103,27 @@ LIBRARY_TYPE_NAMES = {"fl_hashtbl": "Hashtbl.t", "fl_stack": "Stack.t", "fl_queu
                       "Nativeint.t": "nativeint"}
 
 
+# A type laid out for Format (`layout`): text with boxes and break hints, as OCaml's printer of
+# types (Oprint) lays it out; `show` is the same on one line.
+BOX = "\x01"  # followed by the box's indentation, one digit: `@[<n>`
+CLOSE = "\x02"  # `@]`
+BREAK = "\x03"  # `@ `
+_LAYOUT = re.compile("\x01.|\x02|\x03", re.DOTALL)
+
+
 def show(t: Type, names: dict[int, str] | None = None) -> str:
     """Print a type in OCaml's notation: a variable by the name the program wrote for it, the
     others 'a, 'b, ... in order of appearance, skipping the names taken."""
+    return one_line(layout(t, names))
+
+
+def one_line(text: str) -> str:
+    """A layout's text on one line."""
+    return _LAYOUT.sub(lambda m: " " if m.group() == BREAK else "", text)
+
+
+def layout(t: Type, names: dict[int, str] | None = None) -> str:
+    """`show`'s text with OCaml's boxes and break hints (see `BOX`)."""
     names = {} if names is None else names
     for variable in type_variables([t]):
         written = f"'{variable.name}" if variable.name is not None else None
@@ -119,7 +138,15 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
         taken.add("'" + _var_name(index))
         return "'" + _var_name(index)
 
+    def constructor(args: list[str], name: str) -> str:
+        if not args:
+            return f"{BOX}0{name}{CLOSE}"
+        if len(args) == 1:
+            return f"{BOX}0{args[0]}{BREAK}{name}{CLOSE}"
+        return f"{BOX}0{BOX}1({f',{BREAK}'.join(args)}){CLOSE}{BREAK}{name}{CLOSE}"
+
     def go(t: Type, prec: int) -> str:
+        """prec 0: any type; 1: an arrow's parameter (an arrow in parentheses); 2: simple."""
         t = resolve(t)
         if isinstance(t, TVar):
             if t.id not in names:
@@ -128,23 +155,19 @@ def show(t: Type, names: dict[int, str] | None = None) -> str:
         if t.alias is not None:
             return go(t.alias, prec)
         if t.name == "->" and _is_seq(t):  # `'a Seq.t` abbreviates `unit -> 'a Seq.node`
-            return f"{go(resolve(t.args[1]).args[0], 2)} Seq.t"  # type: ignore[union-attr]
+            return constructor([go(resolve(t.args[1]).args[0], 2)], "Seq.t")  # type: ignore[union-attr]
         if is_arrow(t):
-            text = f"{_label_text(t)}{go(_labelled_parameter(t), 1)} -> {go(t.args[1], 0)}"
-            return f"({text})" if prec > 0 else text
+            text = f"{BOX}0{_label_text(t)}{go(_labelled_parameter(t), 1)} ->{BREAK}{go(t.args[1], 0)}{CLOSE}"
+            return f"{BOX}1({text}){CLOSE}" if prec > 0 else text
         if t.name == "*":
-            text = " * ".join(go(a, 2) for a in t.args)
-            return f"({text})" if prec > 1 else text
+            text = f"{BOX}0" + f" *{BREAK}".join(go(a, 2) for a in t.args) + CLOSE
+            return f"{BOX}1({text}){CLOSE}" if prec > 1 else text
         name = t.name.split("/")[0]  # a redeclared type's internal name is `t/2`
         name = LIBRARY_TYPE_NAMES.get(name, name)
         args = list(t.args)
         if name == "format6":  # by its abbreviations where they fit, as the library declares them
             name, args = _format_abbreviation(args)
-        if not args:
-            return name
-        if len(args) == 1:
-            return f"{go(args[0], 2)} {name}"
-        return "(" + ", ".join(go(a, 0) for a in args) + ") " + name
+        return constructor([go(a, 2) if len(args) == 1 else go(a, 0) for a in args], name)
 
     return go(t, 0)
 

@@ -184,6 +184,17 @@ PHRASES = [
     ("module Nest = struct module Fc = Fm (struct let n = 3 end) let y = 1 end;;",
      "module Nest : sig module Fc : Mk val y : int end\n"),
     ("module Ints = Set.Make (struct type t = int let compare = compare end);;", "module Ints :\n  sig\n    type elt = int\n    type t\n    val empty : t\n    val is_empty : t -> bool\n    val mem : elt -> t -> bool\n    val add : elt -> t -> t\n    val singleton : elt -> t\n    val remove : elt -> t -> t\n    val union : t -> t -> t\n    val inter : t -> t -> t\n    val disjoint : t -> t -> bool\n    val diff : t -> t -> t\n    val compare : t -> t -> int\n    val equal : t -> t -> bool\n    val subset : t -> t -> bool\n    val iter : (elt -> unit) -> t -> unit\n    val map : (elt -> elt) -> t -> t\n    val fold : (elt -> 'a -> 'a) -> t -> 'a -> 'a\n    val for_all : (elt -> bool) -> t -> bool\n    val exists : (elt -> bool) -> t -> bool\n    val filter : (elt -> bool) -> t -> t\n    val filter_map : (elt -> elt option) -> t -> t\n    val partition : (elt -> bool) -> t -> t * t\n    val cardinal : t -> int\n    val elements : t -> elt list\n    val min_elt : t -> elt\n    val min_elt_opt : t -> elt option\n    val max_elt : t -> elt\n    val max_elt_opt : t -> elt option\n    val choose : t -> elt\n    val choose_opt : t -> elt option\n    val split : elt -> t -> t * bool * t\n    val find : elt -> t -> elt\n    val find_opt : elt -> t -> elt option\n    val find_first : (elt -> bool) -> t -> elt\n    val find_first_opt : (elt -> bool) -> t -> elt option\n    val find_last : (elt -> bool) -> t -> elt\n    val find_last_opt : (elt -> bool) -> t -> elt option\n    val of_list : elt list -> t\n    val to_seq_from : elt -> t -> elt Seq.t\n    val to_seq : t -> elt Seq.t\n    val to_rev_seq : t -> elt Seq.t\n    val add_seq : elt Seq.t -> t -> t\n    val of_seq : elt Seq.t -> t\n  end\n"),
+    # long answers broken over lines as OCaml's toplevel breaks them (Format, margin 78)
+    ('List.init 40 (fun i -> i * 1000);;',
+     '- : int list =\n[0; 1000; 2000; 3000; 4000; 5000; 6000; 7000; 8000; 9000; 10000; 11000;\n 12000; 13000; 14000; 15000; 16000; 17000; 18000; 19000; 20000; 21000; 22000;\n 23000; 24000; 25000; 26000; 27000; 28000; 29000; 30000; 31000; 32000; 33000;\n 34000; 35000; 36000; 37000; 38000; 39000]\n'),
+    ('let long_string = String.make 100 (Char.chr 97);;',
+     'val long_string : string =\n  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"\n'),
+    ('type long_record = { label : string; items : int list; pair : (int * string) option };;',
+     'type long_record = {\n  label : string;\n  items : int list;\n  pair : (int * string) option;\n}\n'),
+    ('let long_record = { label = "a fairly long name for the record"; items = List.init 25 (fun i -> i * i); pair = Some (42, "forty-two") };;',
+     'val long_record : long_record =\n  {label = "a fairly long name for the record";\n   items =\n    [0; 1; 4; 9; 16; 25; 36; 49; 64; 81; 100; 121; 144; 169; 196; 225; 256;\n     289; 324; 361; 400; 441; 484; 529; 576];\n   pair = Some (42, "forty-two")}\n'),
+    ('let wide_function (a : (int * string) list) (b : string option array) (c : float -> float) (d : char) = a;;',
+     'val wide_function :\n  (int * string) list ->\n  string option array -> (float -> float) -> char -> (int * string) list =\n  <fun>\n'),
     ("open Qm;;", ""),  # (last: it opens Qm for what follows)
     ("[B 5; Qm.A];;", "- : Qm.t list = [B 5; A]\n"),
 ]
