@@ -20,13 +20,13 @@ from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError
 from cpsc.syntax.modules import FunctorValue, Scope, signature_items
 from cpsc.types.datatypes import DataType, DataTypes, display_name
-from cpsc.types.types import TCon, TVar, Type, is_arrow, resolve, show
+from cpsc.types.types import TCon, TVar, Type, is_arrow, one_line, resolve, show
 
 PREFIX = "cpsc__show"
 
 # Printers of the base types, declared once before the generated ones.
 # The layout's marks (`cpsc.types.types.BOX`...) as FL writes them in a string literal
-OPEN0, OPEN1, OPEN2, CLOSE, BREAK = "\\0010", "\\0011", "\\0012", "\\002", "\\003"
+OPEN0, OPEN1, OPEN2, CLOSE, BREAK = "\\001\\016", "\\001\\017", "\\001\\018", "\\002", "\\003"
 
 BASE_PRINTERS = f"""
 (* a layout (boxes and break hints) given to Format, on one line if it fits in the margin *)
@@ -36,11 +36,12 @@ let {PREFIX}_layout formatter s =
   let rec go start i =
     if i >= n then text start i
     else match s.[i] with
-      | '\001' -> text start i; Format.pp_open_box formatter (Char.code s.[i + 1] - 48); go (i + 2) (i + 2)
+      | '\001' -> text start i; Format.pp_open_box formatter (Char.code s.[i + 1] - 16); go (i + 2) (i + 2)
       | '\002' -> text start i; Format.pp_close_box formatter (); go (i + 1) (i + 1)
       | '\003' -> text start i; Format.pp_print_space formatter (); go (i + 1) (i + 1)
       | _ -> go start (i + 1) in
   go 0 0; Format.pp_print_newline formatter ()
+let {PREFIX}_lines s = List.iter ({PREFIX}_layout Format.std_formatter) (String.split_on_char '\\n' s)
 let {PREFIX}_paren p s = if p then "{OPEN1}(" ^ s ^ "){CLOSE}" else s
 let {PREFIX}_int p n = if n < 0 then {PREFIX}_paren p (string_of_int n) else string_of_int n
 let {PREFIX}_float p f =
@@ -325,7 +326,7 @@ def _member(member: Member, indent: int) -> str:
 
 def _signature_block(head: str, items: list[str], indent: int) -> str:
     """`head sig ... end`, broken as OCaml breaks it (the first line at column `indent`)."""
-    sig = f"sig {' '.join(items)} end" if items else "sig end"
+    sig = f"sig {' '.join(one_line(item) for item in items)} end" if items else "sig end"
     flat = not any("\n" in item for item in items)
     if flat and indent + len(head) + 1 + len(sig) <= SIGNATURE_LINE:
         return f"{head} {sig}"
@@ -337,12 +338,11 @@ def _signature_block(head: str, items: list[str], indent: int) -> str:
 
 
 def _item_lines(item: str, at: str) -> str:
-    """A signature item at column `len(at)`: a value's too long for the line broken after its
-    colon, its type 2 further in (OCaml's `@[<2>val x :@ t@]`)."""
-    name, colon, type_text = item.partition(" : ")
-    if not item.startswith("val ") or "\n" in item or len(at) + len(item) <= SIGNATURE_LINE:
+    """A signature item at column `len(at)`: on one line if it fits, else as laid out (a value
+    `@[<2>val x :@ t@]`, which Format breaks as OCaml's toplevel does, `cpsc__show_lines`)."""
+    if "\n" in item or len(at) + len(one_line(item)) > SIGNATURE_LINE:
         return item
-    return f"{name} :\n{at}  {type_text}"
+    return one_line(item)
 
 
 def module_type_declaration(name: str, module_type: Any) -> str:
@@ -384,18 +384,18 @@ def functor_signature(name: str, parameters: list[m.FunctorParameter], result: s
         text = result
     else:
         items = [_member(member, indent + 6) for member in result]
-        text = f"sig {' '.join(items)} end" if items else "sig end"
+        text = f"sig {' '.join(one_line(item) for item in items)} end" if items else "sig end"
         if "\n" in text:
-            return (f"module {name} :\n{at}  {head}\n{at}    sig\n" + "".join(f"{at}      {item}\n" for item in items)
-                    + f"{at}    end")
+            return (f"module {name} :\n{at}  {head}\n{at}    sig\n"
+                    + "".join(f"{at}      {_item_lines(item, at + '      ')}\n" for item in items) + f"{at}    end")
     if indent + len(f"module {name} : {head} {text}") <= SIGNATURE_LINE:
         return f"module {name} : {head} {text}"
     if indent + len(f"  {head} {text}") <= SIGNATURE_LINE:
         return f"module {name} :\n{at}  {head} {text}"
     if isinstance(result, str) or indent + len(f"    {text}") <= SIGNATURE_LINE:
         return f"module {name} :\n{at}  {head}\n{at}    {text}"
-    return (f"module {name} :\n{at}  {head}\n{at}    sig\n" + "".join(f"{at}      {item}\n" for item in items)
-            + f"{at}    end")
+    return (f"module {name} :\n{at}  {head}\n{at}    sig\n"
+            + "".join(f"{at}      {_item_lines(item, at + '      ')}\n" for item in items) + f"{at}    end")
 
 
 def _parameter_text(parameter: m.FunctorParameter) -> str:

@@ -42,7 +42,7 @@ from cpsc.syntax.parser import parse_module
 from cpsc.to_cps.convert import cps_convert
 from cpsc.types.infer import Typing
 from cpsc.types.prelude import PRELUDE_FILE, prelude_modules
-from cpsc.types.types import BOX, BREAK, CLOSE, TVar, Type, layout, one_line, resolve, show
+from cpsc.types.types import BOX, BOX0, BOX2, BREAK, CLOSE, TVar, Type, layout, one_line, resolve, show
 from cpsc.workbench import WorkbenchError
 
 MARKER = "\x02cpsc-repl\x03"
@@ -192,7 +192,9 @@ class Toplevel:
         if isinstance(declaration, ast.ExceptionDecl):
             return [exception_declaration(declaration)]
         if isinstance(declaration, ast.LetDecl):
-            return [f"val {value_name(var.name.rpartition('.')[2].partition('/')[0])} : {self._show(checked, var)}"
+            # laid out (`layout`): a value too long for its line is broken as OCaml breaks it
+            return [f"{BOX2}val {value_name(var.name.rpartition('.')[2].partition('/')[0])} :{BREAK}"
+                    f"{self._layout(checked, var)}{CLOSE}"
                     for var in _bound_vars(declaration) if values is None or var.name in values]
         return []
 
@@ -279,9 +281,9 @@ class Toplevel:
                 value = f"{printers.printer(t)} false {value_name(var.name)}"
                 # as OCaml's toplevel lays them out: `@[- : %a@ =@ %a@]`, `@[<2>@[<2>val x :@ %a@] =@ %a@]`
                 if var.name.startswith("cpsc__it"):
-                    head = f"{BOX}0- : {self._layout(checked, var)}{BREAK}={BREAK}"
+                    head = f"{BOX0}- : {self._layout(checked, var)}{BREAK}={BREAK}"
                 else:
-                    head = f"{BOX}2{BOX}2val {value_name(var.name)} :{BREAK}{self._layout(checked, var)}{CLOSE} ={BREAK}"
+                    head = f"{BOX2}{BOX2}val {value_name(var.name)} :{BREAK}{self._layout(checked, var)}{CLOSE} ={BREAK}"
                 lines.append(f"{PREFIX}_layout Format.std_formatter ({_fl_string(head)} ^ {value} ^ {_fl_string(CLOSE)})")
         if not lines:
             return ""
@@ -429,6 +431,10 @@ def outcome_text(outcome: Outcome) -> str:
 
 
 def _print_line(text: str) -> str:
+    """FL that prints `text` and a newline; its lines laid out by Format if it holds a layout's
+    marks (`cpsc.types.types.layout`)."""
+    if BOX in text:
+        return f"let () = {PREFIX}_lines {_fl_string(text)}\n"
     return f"let () = print_string {_fl_string(text + chr(10))}\n"
 
 

@@ -105,9 +105,10 @@ LIBRARY_TYPE_NAMES = {"fl_hashtbl": "Hashtbl.t", "fl_stack": "Stack.t", "fl_queu
 
 # A type laid out for Format (`layout`): text with boxes and break hints, as OCaml's printer of
 # types (Oprint) lays it out; `show` is the same on one line.
-BOX = "\x01"  # followed by the box's indentation, one digit: `@[<n>`
+BOX = "\x01"  # followed by the box's indentation n as the character 16 + n: `@[<n>`
 CLOSE = "\x02"  # `@]`
 BREAK = "\x03"  # `@ `
+BOX0, BOX1, BOX2 = (BOX + chr(16 + n) for n in range(3))  # (not a digit: a regular expression's \w)
 _LAYOUT = re.compile("\x01.|\x02|\x03", re.DOTALL)
 
 
@@ -140,10 +141,10 @@ def layout(t: Type, names: dict[int, str] | None = None) -> str:
 
     def constructor(args: list[str], name: str) -> str:
         if not args:
-            return f"{BOX}0{name}{CLOSE}"
+            return f"{BOX0}{name}{CLOSE}"
         if len(args) == 1:
-            return f"{BOX}0{args[0]}{BREAK}{name}{CLOSE}"
-        return f"{BOX}0{BOX}1({f',{BREAK}'.join(args)}){CLOSE}{BREAK}{name}{CLOSE}"
+            return f"{BOX0}{args[0]}{BREAK}{name}{CLOSE}"
+        return f"{BOX0}{BOX1}({f',{BREAK}'.join(args)}){CLOSE}{BREAK}{name}{CLOSE}"
 
     def go(t: Type, prec: int) -> str:
         """prec 0: any type; 1: an arrow's parameter (an arrow in parentheses); 2: simple."""
@@ -157,11 +158,11 @@ def layout(t: Type, names: dict[int, str] | None = None) -> str:
         if t.name == "->" and _is_seq(t):  # `'a Seq.t` abbreviates `unit -> 'a Seq.node`
             return constructor([go(resolve(t.args[1]).args[0], 2)], "Seq.t")  # type: ignore[union-attr]
         if is_arrow(t):
-            text = f"{BOX}0{_label_text(t)}{go(_labelled_parameter(t), 1)} ->{BREAK}{go(t.args[1], 0)}{CLOSE}"
-            return f"{BOX}1({text}){CLOSE}" if prec > 0 else text
+            text = f"{BOX0}{_label_text(t)}{go(_labelled_parameter(t), 1)} ->{BREAK}{go(t.args[1], 0)}{CLOSE}"
+            return f"{BOX1}({text}){CLOSE}" if prec > 0 else text
         if t.name == "*":
-            text = f"{BOX}0" + f" *{BREAK}".join(go(a, 2) for a in t.args) + CLOSE
-            return f"{BOX}1({text}){CLOSE}" if prec > 1 else text
+            text = BOX0 + f" *{BREAK}".join(go(a, 2) for a in t.args) + CLOSE
+            return f"{BOX1}({text}){CLOSE}" if prec > 1 else text
         name = t.name.split("/")[0]  # a redeclared type's internal name is `t/2`
         name = LIBRARY_TYPE_NAMES.get(name, name)
         args = list(t.args)

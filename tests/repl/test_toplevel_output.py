@@ -195,6 +195,12 @@ PHRASES = [
      'val long_record : long_record =\n  {label = "a fairly long name for the record";\n   items =\n    [0; 1; 4; 9; 16; 25; 36; 49; 64; 81; 100; 121; 144; 169; 196; 225; 256;\n     289; 324; 361; 400; 441; 484; 529; 576];\n   pair = Some (42, "forty-two")}\n'),
     ('let wide_function (a : (int * string) list) (b : string option array) (c : float -> float) (d : char) = a;;',
      'val wide_function :\n  (int * string) list ->\n  string option array -> (float -> float) -> char -> (int * string) list =\n  <fun>\n'),
+    ("module Wide = struct let merge (f : int -> 'a option -> 'b option -> 'c option) (x : 'a list) (y : 'b list) : 'c list = [] let x = 1 end;;",
+     "module Wide :\n  sig\n    val merge :\n      (int -> 'a option -> 'b option -> 'c option) ->\n      'a list -> 'b list -> 'c list\n    val x : int\n  end\n"),
+    ("module F (X : sig val n : int end) = struct let merge (f : int -> 'a option -> 'b option -> 'c option) (x : 'a list) (y : 'b list) : 'c list = [] end;;",
+     "module F :\n  functor (X : sig val n : int end) ->\n    sig\n      val merge :\n        (int -> 'a option -> 'b option -> 'c option) ->\n        'a list -> 'b list -> 'c list\n    end\n"),
+    ("module Deep = struct module Inner = struct let merge (f : int -> 'a option -> 'b option -> 'c option) (x : 'a list) (y : 'b list) (z : 'c list) : 'c list = [] end end;;",
+     "module Deep :\n  sig\n    module Inner :\n      sig\n        val merge :\n          (int -> 'a option -> 'b option -> 'c option) ->\n          'a list -> 'b list -> 'c list -> 'c list\n      end\n  end\n"),
     ("open Qm;;", ""),  # (last: it opens Qm for what follows)
     ("[B 5; Qm.A];;", "- : Qm.t list = [B 5; A]\n"),
 ]
