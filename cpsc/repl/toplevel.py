@@ -321,7 +321,7 @@ class Toplevel:
             raise SessionError(render(error, self.sources)) from None
         warnings = [w for w in program.warnings if file is not None and w.span.file == file]
         if warnings:
-            sys.stderr.write("".join(render(w, self.sources, "warning") for w in warnings))
+            sys.stderr.write("".join(render(w, self.sources, "warning") + "\n" for w in warnings))
         return program
 
     # ------------------------------------------------------------ the code, for the workbench

@@ -858,8 +858,10 @@ class _ToAst:
         span = self._span((opening, closing))
         result: ast.Expr = ast.Construct("[]", (), Span(span.file, span.end_line, span.end_col - 1,
                                                           span.end_line, span.end_col))
-        for item in items[::-1]:
-            cell = Span(span.file, item.span.line, item.span.col, span.end_line, span.end_col)
+        for index in range(len(items) - 1, -1, -1):
+            item = items[index]
+            # the whole list is the first cell, as OCaml locates it (a diagnostic's caret is at `[`)
+            cell = span if index == 0 else Span(span.file, item.span.line, item.span.col, span.end_line, span.end_col)
             result = ast.Construct("::", (ast.Tuple((item, result), cell),), cell)
         return result
 

@@ -190,10 +190,28 @@ class Inferencer:
         # reading a type inside a sealed module's view: its abstract types are their definitions
         # reading a sealed value's type: the abstract types its signature made, as their definitions
         self.transparent: frozenset[str] = frozenset()
+        # each statement (a value dropped: `e1` of `e1; e2`, a loop's body) and its type
+        self.statements: list[tuple[ast.Expr, Type]] = []
 
     # ---------------------------------------------------------------- helpers
     def fresh(self) -> TVar:
         return TVar(self.level)
+
+    def check_statements(self) -> None:
+        """OCaml's warnings on a statement whose value is dropped (`e1; e2`, a loop's body) and
+        is not unit: 5 when it is a function an application made (arguments are missing), 10
+        otherwise; none for a type still unknown once the program is checked (as OCaml's
+        delayed check), nor in the library's code or the REPL's."""
+        for statement, t in self.statements:
+            t = resolve(t)
+            final = _final_subexpression(statement)
+            if isinstance(t, TVar) or t.name == "unit" or final.span.file.startswith("<"):
+                continue
+            if is_arrow(t) and isinstance(final, ast.App):
+                message = "this function application is partial, maybe some arguments are missing"
+            else:
+                message = "this expression should have type unit"
+            self.typing.warnings.append(CompileError(final.span, message))
 
     def constant_type(self, kind: str) -> Type:
         """The type of a constant: a base type, or (a pattern `5L`) the library's int32, int64
@@ -689,14 +707,14 @@ class Inferencer:
             return TCon("array", (item,))
         if isinstance(expr, ast.While):
             self.expect(self.infer(expr.condition, env), BOOL, expr.condition.span)
-            self.infer(expr.body, env)
+            self.statements.append((expr.body, self.infer(expr.body, env)))
             return UNIT
         if isinstance(expr, ast.For):
             self.expect(self.infer(expr.start, env), INT, expr.start.span)
             self.expect(self.infer(expr.stop, env), INT, expr.stop.span)
             with env.scope():
                 env.bind(expr.var, Scheme((), INT))
-                self.infer(expr.body, env)
+                self.statements.append((expr.body, self.infer(expr.body, env)))
             return UNIT
         raise AssertionError(expr)
 
@@ -771,7 +789,7 @@ class Inferencer:
         links: list[ast.Seq] = []
         last: ast.Expr = expr
         while isinstance(last, ast.Seq):
-            self.infer(last.first, env)
+            self.statements.append((last.first, self.infer(last.first, env)))
             links.append(last)
             last = last.second
         t = self.infer(last, env)
@@ -994,11 +1012,19 @@ def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, D
                                dict(prelude.typing.positional))
     inferencer.typing.hashed_apart = prelude.typing.hashed_apart
     inferencer.declarations(module.declarations, Scope(prelude.env))
+    inferencer.check_statements()
     if inferencer.typing.abstract:
         typing = inferencer.typing
         kept = frozenset(typing.hashed_apart)
         inferencer.decls.datatypes.reveal(typing.reveal, lambda t: typing.reveal(t, kept=kept), typing.hashed_apart)
     return inferencer.typing, inferencer.decls.datatypes
+
+
+def _final_subexpression(expr: ast.Expr) -> ast.Expr:
+    """Where OCaml places a statement's warning: the body of a `let`, the last of a sequence."""
+    while isinstance(expr, (ast.Let, ast.Seq, ast.LetException)):
+        expr = expr.second if isinstance(expr, ast.Seq) else expr.body
+    return expr
 
 
 def _named_as(expansion: Type, abbreviation: TCon) -> Type:
