@@ -59,17 +59,40 @@ let {PREFIX}_float p f =
     i >= String.length s || (match s.[i] with '.' | 'e' | 'n' | 'i' -> false | _ -> plain (i + 1)) in
   let s = if plain 0 then s ^ "." else s in
   if s.[0] = '-' then {PREFIX}_paren p s else s
+(* as OCaml's toplevel (its print length, 300): each value shown takes a step; once they are
+   spent, a value is `...`, which ends the list or tuple it is in (a record field is `...` alone); a string is cut *)
+let {PREFIX}_steps = ref 300
+let {PREFIX}_step show p v = decr {PREFIX}_steps; if !{PREFIX}_steps < 0 then "..." else show p v
+let {PREFIX}_top show v = {PREFIX}_steps := 300; {PREFIX}_step show false v
+let {PREFIX}_cut items =
+  let rec go shown items = match items with
+    | [] -> List.rev shown
+    | "..." :: _ -> List.rev ("..." :: shown)
+    | item :: rest -> go (item :: shown) rest in
+  go [] items
+let {PREFIX}_tuple items = "{OPEN1}(" ^ String.concat ",{BREAK}" ({PREFIX}_cut items) ^ "){CLOSE}"
+let {PREFIX}_record fields =  (* (each field's value is `...` of its own, as OCaml's) *)
+  let shown = List.map (fun (name, v) -> "{OPEN1}" ^ name ^ "{BREAK}={BREAK}" ^ v ^ "{CLOSE}") fields in
+  "{OPEN1}{{" ^ String.concat ";{BREAK}" shown ^ "}}{CLOSE}"
+let {PREFIX}_string prefix s =
+  let n = String.length s and most = max !{PREFIX}_steps 8 in
+  if n <= most then prefix ^ Printf.sprintf "%S" s
+  else prefix ^ Printf.sprintf "%S... (* string length %d; truncated *)" (String.sub s 0 most) n
 let {PREFIX}_items show l =
   (* a cyclic list (`let rec l = 1 :: l`) ends where a cell comes again, as OCaml shows it *)
   let rec cyclic slow fast = match fast with
     | _ :: _ :: fast' -> let slow' = List.tl slow in slow' == fast' || cyclic slow' fast'
     | _ -> false in
+  let is_cyclic = cyclic l l in
   let rec upto seen shown l = match l with
     | [] -> List.rev shown
     | x :: rest ->
-      if List.exists (fun cell -> cell == l) seen then List.rev ("<cycle>" :: shown)
-      else upto (l :: seen) (show false x :: shown) rest in
-  String.concat ";{BREAK}" (if cyclic l l then upto [] [] l else List.map (show false) l)
+      if is_cyclic && List.exists (fun cell -> cell == l) seen then List.rev ("<cycle>" :: shown)
+      else
+        let item = {PREFIX}_step show false x in
+        if item = "..." then List.rev (item :: shown)
+        else upto (if is_cyclic then l :: seen else seen) (item :: shown) rest in
+  String.concat ";{BREAK}" (upto [] [] l)
 (* as OCaml's toplevel (its print depth, 100): a value nested deeper is `...`, so that a cyclic
    value other than a list is shown (its cycle unrolled) and not forever *)
 let {PREFIX}_depth = ref 0
@@ -79,8 +102,8 @@ let {PREFIX}_nested show =
 let {PREFIX}_exn_hook = ref (fun (_ : bool) (e : exn) -> Printexc.to_string e)
 let {PREFIX}_exn p e =
   match e with
-  | Failure s -> {PREFIX}_paren p ("{OPEN1}Failure{BREAK}" ^ Printf.sprintf "%S{CLOSE}" s)
-  | Invalid_argument s -> {PREFIX}_paren p ("{OPEN1}Invalid_argument{BREAK}" ^ Printf.sprintf "%S{CLOSE}" s)
+  | Failure s -> {PREFIX}_paren p ("{OPEN1}Failure{BREAK}" ^ {PREFIX}_step {PREFIX}_string "" s ^ "{CLOSE}")
+  | Invalid_argument s -> {PREFIX}_paren p ("{OPEN1}Invalid_argument{BREAK}" ^ {PREFIX}_step {PREFIX}_string "" s ^ "{CLOSE}")
   | Not_found -> "Not_found"
   | Division_by_zero -> "Division_by_zero"
   | End_of_file -> "End_of_file"
@@ -92,7 +115,7 @@ let {PREFIX}_exn p e =
   | Assert_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "{OPEN1}Assert_failure{BREAK}{OPEN1}(%S,{BREAK}%d,{BREAK}%d){CLOSE}{CLOSE}" f l c)
   | _ -> !{PREFIX}_exn_hook p e
 let {PREFIX}_guard f =
-  try f () with e -> ({PREFIX}_layout Format.err_formatter ("{OPEN0}Exception:{BREAK}" ^ {PREFIX}_exn false e ^ ".{CLOSE}"); exit 2)
+  try f () with e -> ({PREFIX}_layout Format.err_formatter ("{OPEN0}Exception:{BREAK}" ^ {PREFIX}_top {PREFIX}_exn e ^ ".{CLOSE}"); exit 2)
 """
 
 _SIMPLE = {
@@ -100,7 +123,7 @@ _SIMPLE = {
     "float": f"{PREFIX}_float",
     "bool": "(fun _ b -> string_of_bool b)",
     "char": '(fun _ c -> Printf.sprintf "%C" c)',
-    "string": '(fun _ s -> Printf.sprintf "%S" s)',
+    "string": f'(fun _ s -> {PREFIX}_string "" s)',
     "unit": '(fun _ () -> "()")',
     "->": '(fun _ _ -> "<fun>")',
     "exn": f"{PREFIX}_exn",
@@ -137,8 +160,7 @@ class ValuePrinters:
             module = {"int32": "Int32", "int64": "Int64", "nativeint": "Nativeint"}[key]
             return f'(fun _ v -> string_of_int ({module}.to_int v) ^ "{_INTEGER_SUFFIXES[key]}")'
         if key == "bytes":  # abstract, but OCaml's toplevel shows it
-            return (f'(fun p b -> {PREFIX}_paren p ("{OPEN1}Bytes.of_string{BREAK}" ^ Printf.sprintf "%S" (Bytes.to_string b) '
-                    f'^ "{CLOSE}"))')
+            return f'(fun p b -> {PREFIX}_paren p ({PREFIX}_string "Bytes.of_string " (Bytes.to_string b)))'
         if key not in self.named:
             self.named[key] = f"{PREFIX}_{len(self.named)}"
             self.bodies.append(f"{self.named[key]} p v = {PREFIX}_nested (fun () -> {self._body(t)})")
@@ -158,8 +180,8 @@ class ValuePrinters:
     def _body(self, t: TCon) -> str:
         if t.name == "*":
             names = [f"x{i}" for i in range(len(t.args))]
-            shown = f' ^ ",{BREAK}" ^ '.join(f"{self.printer(a)} false {n}" for a, n in zip(t.args, names))
-            return f'let ({", ".join(names)}) = v in "{OPEN1}(" ^ {shown} ^ "){CLOSE}"'
+            shown = "; ".join(f"{PREFIX}_step {self.printer(a)} false {n}" for a, n in zip(t.args, names))
+            return f'let ({", ".join(names)}) = v in {PREFIX}_tuple [{shown}]'
         if t.name == "list":
             return f'"{OPEN1}[" ^ {PREFIX}_items {self.printer(t.args[0])} v ^ "]{CLOSE}"'
         if t.name == "array":
@@ -171,9 +193,8 @@ class ValuePrinters:
         if datatype.is_record:
             fields = [(f.name, self.printer(_instance(f.type, substitution))) for f in datatype.fields]
             pattern = "; ".join(f"{name} = x{i}" for i, (name, _) in enumerate(fields))
-            shown = f' ^ ";{BREAK}" ^ '.join(f'"{OPEN1}{name}{BREAK}={BREAK}" ^ {p} false x{i} ^ "{CLOSE}"'
-                                             for i, (name, p) in enumerate(fields))
-            return f'match v with {{{pattern}}} -> "{OPEN1}{{" ^ {shown} ^ "}}{CLOSE}"'
+            shown = "; ".join(f'("{name}", {PREFIX}_step {p} false x{i})' for i, (name, p) in enumerate(fields))
+            return f'match v with {{{pattern}}} -> {PREFIX}_record [{shown}]'
         return "match v with " + " | ".join(self._case(c.name, [_instance(a, substitution) for a in c.args],
                                                         _qualifier(datatype.name))
                                             for c in datatype.constructors)
@@ -186,9 +207,11 @@ class ValuePrinters:
             return f'{constructor} -> "{name}"'
         names = [f"x{i}" for i in range(len(args))]
         if len(args) == 1:
-            return f'{constructor} x0 -> {PREFIX}_paren p ("{OPEN1}{name}{BREAK}" ^ {self.printer(args[0])} true x0 ^ "{CLOSE}")'
-        shown = f' ^ ",{BREAK}" ^ '.join(f"{self.printer(a)} false {n}" for a, n in zip(args, names))
-        return f'{constructor} ({", ".join(names)}) -> {PREFIX}_paren p ("{OPEN1}{name}{BREAK}(" ^ {shown} ^ "){CLOSE}")'
+            return (f'{constructor} x0 -> {PREFIX}_paren p ("{OPEN1}{name}{BREAK}" ^ {PREFIX}_step {self.printer(args[0])} true x0 '
+                    f'^ "{CLOSE}")')
+        shown = "; ".join(f"{PREFIX}_step {self.printer(a)} false {n}" for a, n in zip(args, names))
+        return (f'{constructor} ({", ".join(names)}) -> {PREFIX}_paren p ("{OPEN1}{name}{BREAK}(" ^ '
+                f'String.concat ",{BREAK}" ({PREFIX}_cut [{shown}]) ^ "){CLOSE}")')
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")

@@ -278,7 +278,7 @@ class Toplevel:
         for binding in declaration.bindings:
             for var in _bound_vars(binding.pattern):
                 t = _scheme_type(checked.typing, var)
-                value = f"{printers.printer(t)} false {value_name(var.name)}"
+                value = f"{PREFIX}_top {printers.printer(t)} {value_name(var.name)}"
                 # as OCaml's toplevel lays them out: `@[- : %a@ =@ %a@]`, `@[<2>@[<2>val x :@ %a@] =@ %a@]`
                 if var.name.startswith("cpsc__it"):
                     head = f"{BOX0}- : {self._layout(checked, var)}{BREAK}={BREAK}"
