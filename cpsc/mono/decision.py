@@ -213,8 +213,8 @@ class Compiler:
                 kind = "constructor"
             elif isinstance(p, ast.PConst) and p.kind == "bool":
                 kind = "bool"
-            elif isinstance(p, ast.PConst) and p.kind in _SUFFIXES:
-                self.suffixes[occ.id] = _SUFFIXES[p.kind]
+            elif isinstance(p, ast.PConst) and p.kind in ast.INTEGER_SUFFIXES:
+                self.suffixes[occ.id] = ast.INTEGER_SUFFIXES[p.kind]
             seen.setdefault(_head(p))
         heads = list(seen)
         if kind == "constructor":
@@ -259,9 +259,6 @@ class Compiler:
         if kind == "constructor":  # `exn` is open: never complete
             return t.name != "exn" and len(heads) == len(self.datatypes.types[t.name].constructors)
         return t.name == "char" and len(heads) == 256
-
-
-_SUFFIXES = {"int32": "l", "int64": "L", "nativeint": "n"}
 
 
 def _head(p: ast.Pattern) -> object:

@@ -310,9 +310,10 @@ class Monomorphiser:
             by_var = {v.id: self.ground(t, subst) for v, t in zip(scheme.quantified, instance)}
             key = tuple(by_var.get(v.id, UNIT) for v in entry.quantified)
             name = entry.instance(key)[e.name]
-        result = ast.Var(name, e.span, self.type_of(e, subst))
+        ground = self.ground(self.typing.types[id(e)], subst)
+        result = ast.Var(name, e.span, self.later(ground))
         if e.name in ("fl_hash", "fl_hash_param") and entry == e.name:  # hashed as its type says
-            return self.hash_with(e.name, _ground(self.ground(self.typing.types[id(e)], subst)), e.span)
+            return self.hash_with(e.name, _ground(ground), e.span)
         if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name \
                 and _contains_arrow(result.ty.args[0], self.datatypes, set()):
             raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "

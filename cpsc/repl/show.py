@@ -130,9 +130,6 @@ _SIMPLE = {
 }
 
 
-_INTEGER_SUFFIXES = {"int32": "l", "int64": "L", "nativeint": "n"}
-
-
 class ValuePrinters:
     """Printers for the types asked for, as FL expressions; `declarations()` is the FL source of
     the named (recursive) printers they use, to put before them."""
@@ -156,9 +153,9 @@ class ValuePrinters:
             shown = self.printer(t.args[0])
             return (f'(fun p l -> match l.fl_lazy with Fl_forced v -> {PREFIX}_paren p ("{OPEN1}lazy{BREAK}" ^ '
                     f'{shown} true v ^ "{CLOSE}") | _ -> "<lazy>")')
-        if key in _INTEGER_SUFFIXES:  # abstract, but OCaml's toplevel shows them: 5L
+        if key in ast.INTEGER_SUFFIXES:  # abstract, but OCaml's toplevel shows them: 5L
             module = {"int32": "Int32", "int64": "Int64", "nativeint": "Nativeint"}[key]
-            return f'(fun _ v -> string_of_int ({module}.to_int v) ^ "{_INTEGER_SUFFIXES[key]}")'
+            return f'(fun _ v -> string_of_int ({module}.to_int v) ^ "{ast.INTEGER_SUFFIXES[key]}")'
         if key == "bytes":  # abstract, but OCaml's toplevel shows it
             return f'(fun p b -> {PREFIX}_paren p ({PREFIX}_string "Bytes.of_string " (Bytes.to_string b)))'
         if key not in self.named:

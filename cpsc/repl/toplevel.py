@@ -11,6 +11,7 @@ done, as in OCaml's toplevel.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from dataclasses import dataclass, replace
@@ -60,6 +61,11 @@ class Checked:
     declarations: tuple[ast.Declaration, ...]
     typing: Typing
     datatypes: object
+
+    @functools.cached_property
+    def anonymous_abbreviations(self) -> dict[str, ast.TypeDef]:
+        """`_anonymous_abbreviations` of its declarations, found once for all it shows."""
+        return _anonymous_abbreviations(self.declarations)
 
 
 class Toplevel:
@@ -177,7 +183,7 @@ class Toplevel:
         names of its values and types, when a signature hides some)."""
         values, types = visible if visible is not None else (None, None)
         if isinstance(declaration, ast.TypeDecl):
-            anonymous = _anonymous_abbreviations(checked.declarations)
+            anonymous = checked.anonymous_abbreviations
             definitions = tuple(d if d.abbreviation is None else replace(d, abbreviation=_expanded(d.abbreviation, anonymous))
                                 for d in declaration.definitions if types is None or d.name in types)
             return [type_declaration(replace(declaration, definitions=definitions), "    ")] if definitions else []

@@ -92,9 +92,15 @@ class PAnnot:
     ty: Any = field(default=None, compare=False, repr=False)
 
 
+# The integer types other than int, by the suffix of their literals (`5l`, `5L`, `5n`)
+SIZED_INTEGERS = {"l": "int32", "L": "int64", "n": "nativeint"}
+INTEGER_SUFFIXES = {name: suffix for suffix, name in SIZED_INTEGERS.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class PConst:
-    """A constant pattern; `kind` is one of int, char, string, bool."""
+    """A constant pattern; `kind` is one of int, char, string, bool, or one of
+    `SIZED_INTEGERS` (`5L`)."""
 
     value: Any  # not `object`: mypyc then fails at import (KeyError: 'object')
     kind: str

@@ -1128,7 +1128,8 @@ class _ToAst:
         """`5L` (or `-5L`) as a pattern: a constant of kind `int64` (of FL's int, as `Int64.of_int
         5` is); the kinds `int32` and `nativeint` likewise."""
         text, suffix = str(tok)[:-1], str(tok)[-1]
-        type_name, bits = {"l": ("int32", 32), "L": ("int64", 64), "n": ("nativeint", 64)}[suffix]
+        type_name = ast.SIZED_INTEGERS[suffix]
+        bits = 32 if type_name == "int32" else 64
         value = parse_int_literal(text)
         decimal = text[:2].lower() not in ("0x", "0b", "0o")
         if value >= 2 ** bits or decimal and value > 2 ** (bits - 1):
