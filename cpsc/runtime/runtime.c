@@ -1092,9 +1092,11 @@ int64_t fl_compare_float_partial(double a, double b) {
 #define GUARD_BYTES ((size_t)1 << 20)
 
 static char *stack_low;  /* lowest usable address of the program's stack */
+/* The handler before ours (in the JIT, the host's: Python's faulthandler, say), which any fault
+   other than the stack's reaches, as if we were not there. */
+static struct sigaction previous_segv;
 
 static void on_segv(int sig, siginfo_t *info, void *context) {
-    (void)context;
     char *address = (char *)info->si_addr;
     if (stack_low != NULL && address < stack_low + 65536 && address >= stack_low - GUARD_BYTES) {
         static const char message[] = "Fatal error: exception Stack_overflow\n";
@@ -1102,6 +1104,14 @@ static void on_segv(int sig, siginfo_t *info, void *context) {
         ssize_t ignored = write(2, message, sizeof message - 1);
         (void)ignored;
         _exit(2);
+    }
+    if (previous_segv.sa_flags & SA_SIGINFO) {
+        previous_segv.sa_sigaction(sig, info, context);
+        return;
+    }
+    if (previous_segv.sa_handler != SIG_DFL && previous_segv.sa_handler != SIG_IGN) {
+        previous_segv.sa_handler(sig);
+        return;
     }
     signal(sig, SIG_DFL);  /* any other fault: die of it as usual */
 }
@@ -1128,10 +1138,22 @@ static void *join_program(void *thread) {
     return NULL;
 }
 
+/* Start the collector, never in libgc's incremental mode (GC_ENABLE_INCREMENTAL=1 in the
+   environment asks for it): the runtime's free lists are taken over by compiled code, which libgc's
+   incremental marking cannot follow (a program built a wrong table under it). The variable is
+   hidden from libgc only, not from the program. */
+static void collector_init(void) {
+    const char *incremental = getenv("GC_ENABLE_INCREMENTAL");
+    char *saved = incremental != NULL ? strdup(incremental) : NULL;
+    if (saved != NULL) unsetenv("GC_ENABLE_INCREMENTAL");
+    GC_INIT();
+    if (saved != NULL) { setenv("GC_ENABLE_INCREMENTAL", saved, 1); free(saved); }
+}
+
 /* Run a compiled program: the executable's main calls it with fl_program, and the JIT
    (cpsc/llvm/jit.py) with the address of the JIT-compiled fl_program. */
 int fl_run(void (*program)(void)) {
-    GC_INIT();
+    collector_init();
     static char stdin_buffer[CHANNEL_BUFFER_BYTES];
     setvbuf(stdin, stdin_buffer, _IOFBF, CHANNEL_BUFFER_BYTES);
     /* Grow the heap rather than collect as often (the default divisor is 3): 1.5x faster on
@@ -1146,7 +1168,9 @@ int fl_run(void (*program)(void)) {
     struct sigaction action = { 0 };
     action.sa_sigaction = on_segv;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigaction(SIGSEGV, &action, NULL);
+    struct sigaction current;
+    sigaction(SIGSEGV, NULL, &current);
+    if (current.sa_sigaction != on_segv) sigaction(SIGSEGV, &action, &previous_segv);  /* (not twice) */
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, PROGRAM_STACK_BYTES);
