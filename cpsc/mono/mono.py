@@ -314,10 +314,13 @@ class Monomorphiser:
         result = ast.Var(name, e.span, self.later(ground))
         if e.name in ("fl_hash", "fl_hash_param") and entry == e.name:  # hashed as its type says
             return self.hash_with(e.name, _ground(ground), e.span)
-        if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name \
-                and _contains_arrow(result.ty.args[0], self.datatypes, set()):
-            raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
-                               "no equality or order in FL")
+        if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name:
+            if _contains_arrow(result.ty.args[0], self.datatypes, set()):
+                raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
+                                   "no equality or order in FL")
+            compared = _ground(_ground(ground).args[0])
+            if self.datatypes.kept_apart().holds_bytes(compared):
+                result.compared = compared
         return result
 
     def hash_with(self, name: str, ty: TCon, span: Span) -> ast.Expr:

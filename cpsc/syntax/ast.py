@@ -170,11 +170,15 @@ class Var:
     name: str
     span: Span
     ty: Any = field(default=None, compare=False, repr=False)
+    # A comparison's operand type, `Bytes.t` kept, when its values may hold bytes: OCaml compares
+    # bytes as strings, not as the char array FL makes them (set by monomorphisation).
+    compared: Any = field(default=None, compare=False, repr=False)
 
-    def __init__(self, name: str, span: Span, ty: Any = None) -> None:
+    def __init__(self, name: str, span: Span, ty: Any = None, compared: Any = None) -> None:
         self.name = name
         self.span = span
         self.ty = ty
+        self.compared = compared
 
 
 @dataclass(slots=True, unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir

@@ -23,10 +23,11 @@ class Closure(FunctionValue):
 
 
 class Primitive(FunctionValue):
-    """A curried primitive, waiting for its remaining arguments."""
+    """A curried primitive, waiting for its remaining arguments; a comparison of values that may
+    hold bytes knows their type (`ast.Var.compared`)."""
 
-    def __init__(self, name: str, arity: int, args: tuple[Any, ...] = ()) -> None:
-        self.name, self.arity, self.args = name, arity, args
+    def __init__(self, name: str, arity: int, args: tuple[Any, ...] = (), compared: Any = None) -> None:
+        self.name, self.arity, self.args, self.compared = name, arity, args, compared
 
 
 def bind(pattern: ast.Pattern, value: Any, env: dict[str, Any]) -> None:
@@ -56,7 +57,9 @@ class Interpreter:
     def apply_primitive(self, prim: Primitive, arg: Any) -> Any:
         args = prim.args + (arg,)
         if len(args) < prim.arity:
-            return Primitive(prim.name, prim.arity, args)
+            return Primitive(prim.name, prim.arity, args, prim.compared)
+        if prim.compared is not None and prim.name not in ("==", "!=") and args[0] is not args[1]:
+            args = tuple(self.datatypes.kept_apart().compared_value(a, prim.compared) for a in args)
         if prim.name in DATA_PRIMITIVES:
             return DATA_PRIMITIVES[prim.name][1](*args)
         if prim.arity == 1:
@@ -144,7 +147,11 @@ class Interpreter:
             if isinstance(expr, ast.Const):
                 return expr.value
             if isinstance(expr, ast.Var):
-                return env[expr.name] if expr.name in env else self.globals[expr.name]
+                if expr.name in env:
+                    return env[expr.name]
+                if expr.compared is not None:
+                    return Primitive(expr.name, 2, (), expr.compared)
+                return self.globals[expr.name]
             if isinstance(expr, ast.App):
                 function = self.eval(expr.function, env)
                 argument = self.eval(expr.argument, env)

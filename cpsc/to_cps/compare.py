@@ -5,6 +5,8 @@ For each type compared (a tuple, record, variant, list, array...) one function
 partial (what `=`, `<`, ... use: a comparison that meets nan gives UNORDERED). It follows
 OCaml's `compare_val`: immediates before blocks, blocks by tag, arrays by length, then the
 components left to right; the first difference decides. Base types compare with primitives.
+The types compared keep `Bytes.t` apart from the char array it is (`DataTypes.kept_apart`):
+bytes compare as strings do, byte by byte, then by length.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from cpsc.cps import ir
 from cpsc.cps.primops import COMPARABLE
 from cpsc.to_cps.builder import Builder
-from cpsc.types.types import BOOL, EXNID, INT, STRING, TCon, is_arrow
+from cpsc.types.types import BOOL, CHAR, EXNID, INT, STRING, TCon, is_arrow
 
 
 def comparison_function(c: Builder, t: TCon, total: bool) -> str:
@@ -28,10 +30,12 @@ def comparison_function(c: Builder, t: TCon, total: bool) -> str:
 class _Builder:
     def __init__(self, c: Builder, name: str, t: TCon, total: bool) -> None:
         self.c, self.name, self.t, self.total = c, name, t, total
+        self.types = c.datatypes.kept_apart()  # (exceptions are the program's: see `exceptions`)
 
     def build(self) -> None:
         c = self.c
-        a, b = ir.Var(c.names.fresh("a"), self.t), ir.Var(c.names.fresh("b"), self.t)
+        value_type = self.types.later(self.t)
+        a, b = ir.Var(c.names.fresh("a"), value_type), ir.Var(c.names.fresh("b"), value_type)
         entry = c.names.fresh(self.name + ".entry")
         c.functions[self.name] = ir.Function(self.name, (a, b), INT, entry, None)
         saved = c.suspended()
@@ -43,13 +47,15 @@ class _Builder:
             c.start(same)
             self.result(ir.Const(0, INT))
             c.start(different)
-        if self.t.name == "*":
+        if self.types.is_bytes(self.t):
+            self.bytes(a, b)
+        elif self.t.name == "*":
             self.components(a, b, list(self.t.args), 0)  # type: ignore[arg-type]
         elif self.t.name == "array":
             self.array(a, b)
-        elif self.t.name in c.datatypes.types and c.datatypes.types[self.t.name].is_record:
-            datatype = c.datatypes.types[self.t.name]
-            self.components(a, b, [c.datatypes.field_type(f.key, self.t) for f in datatype.fields], 0)
+        elif self.t.name in self.types.types and self.types.types[self.t.name].is_record:
+            datatype = self.types.types[self.t.name]
+            self.components(a, b, [self.types.field_type(f.key, self.t) for f in datatype.fields], 0)
         else:
             self.variant(a, b)
         c.resume(saved)
@@ -60,6 +66,8 @@ class _Builder:
 
     def compare_values(self, t: TCon, x: ir.Operand, y: ir.Operand) -> ir.Operand:
         c = self.c
+        if t.name in self.types.definitions and not self.types.is_bytes(t):
+            t = self.types.later(t)  # Int32.t, Int64.t, Nativeint.t: ints
         if is_arrow(t):  # (an exception's argument: FL rejects other comparisons of functions)
             c.unless(ir.Const(False, BOOL),
                      lambda: c.exception("Invalid_argument", (ir.Const("compare: functional value", STRING),)))
@@ -87,8 +95,8 @@ class _Builder:
             self.result(ir.Const(0, INT))
             return
         for i, t in enumerate(types):
-            x = c.emit("x", t, ir.Field(a, i + offset))
-            y = c.emit("y", t, ir.Field(b, i + offset))
+            x = c.emit("x", self.types.later(t), ir.Field(a, i + offset))
+            y = c.emit("y", self.types.later(t), ir.Field(b, i + offset))
             order = self.compare_values(t, x, y)
             if i == len(types) - 1:
                 self.result(order)
@@ -103,7 +111,7 @@ class _Builder:
 
     def variant(self, a: ir.Operand, b: ir.Operand) -> None:
         c = self.c
-        datatype = c.datatypes.types[self.t.name]
+        datatype = self.types.types[self.t.name]
         if not datatype.block_count:
             self.immediates(a, b)
             return
@@ -138,9 +146,9 @@ class _Builder:
         if self.t.name == "exn":
             self.exceptions(a, b)
             return
-        constructors = [k for k in c.datatypes.types[self.t.name].constructors if not k.constant]
+        constructors = [k for k in self.types.types[self.t.name].constructors if not k.constant]
         if len(constructors) == 1:
-            self.components(a, b, list(c.datatypes.constructor_args(constructors[0].key, self.t)), 0)
+            self.components(a, b, list(self.types.constructor_args(constructors[0].key, self.t)), 0)
             return
         tag_a = c.emit("tag", INT, ir.Field(a, 0))
         tag_b = c.emit("tag", INT, ir.Field(b, 0))
@@ -150,12 +158,13 @@ class _Builder:
         c.finish(ir.Switch(tag_a, tuple(cases), last))
         for k, (_, label) in zip(constructors, labels):
             c.start(label)
-            self.components(a, b, list(c.datatypes.constructor_args(k.key, self.t)), 1)
+            self.components(a, b, list(self.types.constructor_args(k.key, self.t)), 1)
 
     def exceptions(self, a: ir.Operand, b: ir.Operand) -> None:
         """Two exceptions: by identity, in the order `exception_order` gives (a local
         exception's evaluations are different exceptions), then the arguments of the
-        constructor their identity was declared by."""
+        constructor their identity was declared by. (The program's own `exn`, to which
+        monomorphisation adds local exceptions' instances: an exception's bytes compare as arrays.)"""
         c = self.c
         identity_a = c.emit("identity", EXNID, ir.Field(a, 0))
         identity_b = c.emit("identity", EXNID, ir.Field(b, 0))
@@ -173,21 +182,38 @@ class _Builder:
         self.result(ir.Const(0, INT))
 
     def array(self, a: ir.Operand, b: ir.Operand) -> None:
-        """By length, then element by element (a loop of continuations)."""
+        """By length, then element by element."""
         c = self.c
-        element: TCon = self.t.args[0]  # type: ignore[assignment]
         length = c.emit("length", INT, ir.Prim("array_length", (a,)))
         other = c.emit("length", INT, ir.Prim("array_length", (b,)))
         self.unless_zero(c.emit("c", INT, ir.Prim("compare_int", (length, other))))
+        self.elements(a, b, (length,), self.t.args[0], ir.Const(0, INT))  # type: ignore[arg-type]
+
+    def bytes(self, a: ir.Operand, b: ir.Operand) -> None:
+        """As strings: byte by byte as far as the shorter goes, then by length."""
+        c = self.c
+        length = c.emit("length", INT, ir.Prim("array_length", (a,)))
+        other = c.emit("length", INT, ir.Prim("array_length", (b,)))
+        self.elements(a, b, (length, other), CHAR, c.emit("c", INT, ir.Prim("compare_int", (length, other))))
+
+    def elements(self, a: ir.Operand, b: ir.Operand, lengths: tuple[ir.Operand, ...], element: TCon,
+                 last: ir.Operand) -> None:
+        """The elements of two arrays in turn (a loop of continuations) below each of `lengths`,
+        then `last`."""
+        c = self.c
         head = c.names.fresh("element")
         c.finish(ir.Jump(head, (ir.Const(0, INT),)))
         i = ir.Var(c.names.fresh("i"), INT)
         c.start(head, (i,))
-        done, more = self.branch(c.emit("end", BOOL, ir.Prim("ge_int", (i, length))))
+        if len(lengths) == 1:
+            done, more = self.branch(c.emit("end", BOOL, ir.Prim("ge_int", (i, lengths[0]))))
+        else:
+            below = [c.emit("below", BOOL, ir.Prim("lt_int", (i, length))) for length in lengths]
+            more, done = self.branch(c.emit("below", BOOL, ir.Prim("and_bool", (below[0], below[1]))))
         c.start(done)
-        self.result(ir.Const(0, INT))
+        self.result(last)
         c.start(more)
-        x = c.emit("x", element, ir.Prim("array_unsafe_get", (a, i)))
-        y = c.emit("y", element, ir.Prim("array_unsafe_get", (b, i)))
+        x = c.emit("x", self.types.later(element), ir.Prim("array_unsafe_get", (a, i)))
+        y = c.emit("y", self.types.later(element), ir.Prim("array_unsafe_get", (b, i)))
         self.unless_zero(self.compare_values(element, x, y))
         c.finish(ir.Jump(head, (c.emit("i", INT, ir.Prim("add_int", (i, ir.Const(1, INT)))),)))

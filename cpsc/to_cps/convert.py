@@ -145,9 +145,9 @@ class Converter(Builder):
         self.wrappers[known.function] = first
         return first
 
-    def primitive_function(self, name: str, t: TCon) -> Known:
+    def primitive_function(self, name: str, t: TCon, compared: TCon | None = None) -> Known:
         """A function wrapping a primitive used as a value, e.g. `( + )`."""
-        key = f"prim:{name}:{t}"
+        key = f"prim:{name}:{t}:{compared}"
         if key in self.wrappers:
             return self.wrappers[key]
         params, result = _arrow_parts(t, primitive_arity(name))
@@ -158,18 +158,19 @@ class Converter(Builder):
         self.functions[known.function] = ir.Function(known.function, xs, result, entry, None)
         saved = self.suspended()
         self.start(entry, (), known.function)
-        value = self.primitive(name, list(params), list(xs), result)
+        value = self.primitive(name, list(params), list(xs), result, compared)
         self.finish(ir.Jump(ir.Ret(known.function), (value,)))
         self.resume(saved)
         self.wrappers[key] = known
         return known
 
     # ---------------------------------------------------------------- primitives
-    def primitive(self, name: str, types: list[TCon], args: list[ir.Operand], result: TCon) -> ir.Operand:
+    def primitive(self, name: str, types: list[TCon], args: list[ir.Operand], result: TCon,
+                  compared: TCon | None = None) -> ir.Operand:
         if name in ("==", "!="):
             return self.physical_equality(name, types[0], args[0], args[1])
         if name in COMPARISON_NAMES:
-            return self.compare(name, types[0], args[0], args[1])
+            return self.compare(name, compared or types[0], args[0], args[1])
         if name == "raise":
             return self.raise_value(args[0], result)
         op = _SOURCE_TO_OP[name]
@@ -231,8 +232,9 @@ class Converter(Builder):
         return same if name == "==" else self.emit("c", BOOL, ir.Prim("not", (same,)))
 
     def compare(self, name: str, t: TCon, a: ir.Operand, b: ir.Operand) -> ir.Operand:
-        """`=`, `<`, `compare`, ... at type t: a primitive on a base type, otherwise a call of
-        the comparison function made for t (`cpsc.to_cps.compare`), whose result (-1, 0, 1, or
+        """`=`, `<`, `compare`, ... at type t (`Bytes.t` kept, see `ast.Var.compared`): a
+        primitive on a base type, otherwise a call of the comparison function made for t
+        (`cpsc.to_cps.compare`), whose result (-1, 0, 1, or
         UNORDERED when nan was met and the comparison is not `compare`) is tested as OCaml's
         caml_equal, caml_lessthan, ... do."""
         short = COMPARISON_NAMES[name]
@@ -497,7 +499,7 @@ class Converter(Builder):
             return self.closure_of(entry)
         if entry is not None:
             return entry
-        return self.closure_of(self.primitive_function(expr.name, expr.ty))
+        return self.closure_of(self.primitive_function(expr.name, expr.ty, expr.compared))
 
     def if_value(self, expr: ast.If, env: Scope[_Entry]) -> ir.Operand:
         """`callc if() ret join`, the branches jumping to the return point `join`."""
@@ -565,7 +567,7 @@ class Converter(Builder):
             count = primitive_arity(head.name)
             args = [self.value(a, env) for a in arg_exprs]
             types, result = _arrow_parts(head.ty, count)
-            value = self.primitive(head.name, types, args[:count], result)
+            value = self.primitive(head.name, types, args[:count], result, head.compared)
             return self.apply_rest(value, args[count:], tail, loc)
         if isinstance(entry, Known) and len(arg_exprs) >= len(entry.param_types):
             count = len(entry.param_types)

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from cpsc.semantics.builtins import EXCEPTION_FORMATS, ExceptionId
-from cpsc.types.types import TCon, Type
+from cpsc.semantics.builtins import EXCEPTION_FORMATS, ExceptionId, FlArray
+from cpsc.types.types import INT, TCon, Type
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,8 @@ class DataTypes:
     # The same with `HASHED_APART` types kept, as `Hashtbl.hash` sees them (see `reveal`).
     hashed: DataTypes | None = None
     hashed_apart: dict[str, str] = field(default_factory=dict)  # as `hashed_apart` gives them
+    definitions: dict[str, Type] = field(default_factory=dict)  # of the `hashed_apart` types
+    _holding_bytes: dict[TCon, bool] = field(default_factory=dict, repr=False)  # `holds_bytes`, known
 
     def add(self, datatype: DataType) -> None:
         self.types[datatype.name] = datatype
@@ -218,9 +221,65 @@ class DataTypes:
         """Every argument and field type with `reveal` applied (a signature's abstract types
         made their definitions again, for the stages after type checking). The data types as
         `Hashtbl.hash` sees them keep the `HASHED_APART` types (`reveal_for_hash`)."""
-        self.hashed = DataTypes(dict(self.types), dict(self.constructors), dict(self.fields), None, hashed_apart)
+        self.hashed = DataTypes(dict(self.types), dict(self.constructors), dict(self.fields), None, hashed_apart,
+                                {name: reveal(TCon(name)) for name in hashed_apart})
         self.hashed._reveal(reveal_for_hash)
         self._reveal(reveal)
+
+    def kept_apart(self) -> DataTypes:
+        """The data types with `HASHED_APART` types kept (as `Hashtbl.hash` and `compare` see
+        them), or these if there is no such view."""
+        return self.hashed if self.hashed is not None else self
+
+    def is_bytes(self, t: TCon) -> bool:
+        """Whether t is `Bytes.t` kept apart: its values are compared as strings, where a
+        `char array` (its definition) is compared as an array, by length first."""
+        return self.hashed_apart.get(t.name) == "Bytes.t"
+
+    def holds_bytes(self, t: TCon) -> bool:
+        """Whether a value of type t (`HASHED_APART` types kept) may hold a `Bytes.t`."""
+        known = self._holding_bytes
+        if t not in known:
+            known[t] = False  # (a recursive type holds them if its other parts do)
+            parts: list[Type] = list(t.args)
+            datatype = self.types.get(t.name)
+            if datatype is not None and t.name != "exn":
+                parts += [self.field_type(f.key, t) for f in datatype.fields]
+                parts += [a for k in datatype.constructors for a in self.constructor_args(k.key, t)]
+            known[t] = self.is_bytes(t) or any(isinstance(p, TCon) and self.holds_bytes(p) for p in parts)
+        return known[t]
+
+    def compared_value(self, value: Any, t: TCon) -> Any:
+        """A value of type t (`HASHED_APART` types kept) in the interpreters, with its bytes
+        made the strings that polymorphic comparison compares them as (`builtins.compare_values`
+        orders a bytes, a char array there, by length first)."""
+        if self.is_bytes(t):
+            return "".join(value)
+        if not self.holds_bytes(t) or not isinstance(value, (tuple, list)):
+            return value
+        if t.name == "array":
+            return FlArray(self.compared_value(v, t.args[0]) for v in value)  # type: ignore[arg-type]
+        datatype = self.types.get(t.name)
+        if t.name == "*" or datatype is None:
+            types: list[TCon] = list(t.args)  # type: ignore[arg-type]
+        elif datatype.fields:
+            types = [self.field_type(f.key, t) for f in datatype.fields]
+        else:
+            blocks = [k for k in datatype.constructors if not k.constant]
+            tagged = len(blocks) > 1
+            constructor = next(k for k in blocks if k.index == value[0]) if tagged else blocks[0]
+            types = [INT] * tagged + list(self.constructor_args(constructor.key, t))
+        return type(value)(self.compared_value(v, a) for v, a in zip(value, types))
+
+    def later(self, t: TCon) -> TCon:
+        """t, whose `HASHED_APART` types are kept, as the stages after monomorphisation see it."""
+        if not self.definitions:
+            return t
+        if not t.args:
+            definition = self.definitions.get(t.name, t)
+            assert isinstance(definition, TCon)
+            return definition
+        return TCon(t.name, tuple(self.later(a) for a in t.args))  # type: ignore[arg-type]
 
     def _reveal(self, reveal: Callable[[Type], Type]) -> None:
         for datatype in list(self.types.values()):
