@@ -111,6 +111,7 @@ let {PREFIX}_exn p e =
   | Stack.Empty -> "Stdlib.Stack.Empty"
   | Queue.Empty -> "Stdlib.Queue.Empty"
   | Stack_overflow -> "Stack_overflow"
+  | Out_of_memory -> "Out_of_memory"
   | Match_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "{OPEN1}Match_failure{BREAK}{OPEN1}(%S,{BREAK}%d,{BREAK}%d){CLOSE}{CLOSE}" f l c)
   | Assert_failure (f, l, c) -> {PREFIX}_paren p (Printf.sprintf "{OPEN1}Assert_failure{BREAK}{OPEN1}(%S,{BREAK}%d,{BREAK}%d){CLOSE}{CLOSE}" f l c)
   | _ -> !{PREFIX}_exn_hook p e

@@ -418,6 +418,11 @@ def after_marker(outcome: Outcome) -> Outcome:
     return replace(outcome, stdout=outcome.stdout.partition(MARKER)[2], stderr=outcome.stderr.partition(MARKER)[2])
 
 
+# What OCaml's toplevel says of these two exceptions, raised or met, instead of `Exception: E.`
+_DURING_EVALUATION = {"Exception: Stack_overflow.\n": "Stack overflow during evaluation (looping recursion?).\n",
+                      "Exception: Out_of_memory.\n": "Out of memory during evaluation.\n"}
+
+
 def outcome_text(outcome: Outcome) -> str:
     """What a phrase printed, then how it ended if not normally, as OCaml's toplevel says it.
     Its stderr comes first when it ends normally: the toplevel's stdout is buffered until the
@@ -427,10 +432,12 @@ def outcome_text(outcome: Outcome) -> str:
     if outcome.status == 0:
         return outcome.stderr + text
     fatal = "Fatal error: exception "
-    if outcome.stderr.startswith(fatal):  # raised where no guard was (`:run`, `:count`)
-        return text + f"Exception: {outcome.stderr[len(fatal):].strip()}.\n"
+    if outcome.stderr.startswith(fatal):  # raised where no guard was (`:run`, `:count`), or not catchable
+        ending = f"Exception: {outcome.stderr[len(fatal):].strip()}.\n"
+        return text + _DURING_EVALUATION.get(ending, ending)
     if outcome.status == 2 and "Exception: " in outcome.stderr:
-        return text + outcome.stderr  # as OCaml's toplevel: right after what the phrase printed
+        # as OCaml's toplevel: right after what the phrase printed
+        return text + _DURING_EVALUATION.get(outcome.stderr, outcome.stderr)
     if text and not text.endswith("\n"):
         text += "\n"
     return text + outcome.stderr + f"(the phrase exited with status {outcome.status}; the session goes on)\n"

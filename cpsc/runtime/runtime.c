@@ -64,6 +64,21 @@ static void out_write(const char *bytes, size_t n) {
    (`forget_free_lists`): what they held is not kept alive by them. */
 #define SMALL_GRANULES 16
 void *fl_free_lists[SMALL_GRANULES + 1];
+
+static void flush_channels(void);
+
+/* The heap cannot grow: what an OCaml program does when nothing catches Out_of_memory (the
+   message, status 2). libgc calls it where an allocation fails (GC_set_oom_fn), rather than
+   give compiled code a NULL to write through. */
+static void *out_of_memory(size_t bytes) {
+    (void)bytes;
+    static const char message[] = "Fatal error: exception Out_of_memory\n";
+    fl_flush();
+    flush_channels();
+    ssize_t ignored = write(2, message, sizeof message - 1);
+    (void)ignored;
+    _exit(2);
+}
 static int block_kind = -1;
 
 /* One block of the kind, when GC_generic_malloc_many gives a single one (below). GC_generic_malloc
@@ -80,7 +95,7 @@ void *fl_alloc(int64_t bytes) {
     void *block = fl_free_lists[granules];
     if (block == NULL) {
         GC_generic_malloc_many(granules << 4, block_kind, &block);
-        if (block == NULL) { fprintf(stderr, "Fatal error: out of memory\n"); exit(2); }
+        if (block == NULL) out_of_memory(granules << 4);
         /* When no free heap block is left, GC_generic_malloc_many gives one object, and goes
            on doing so, searching the heap's free blocks each time, until a collection: map_graph
            at -O2 made 870,000 such calls, half its time (bdwgc issue #453). GC_generic_malloc
@@ -127,7 +142,7 @@ void *fl_alloc_atomic(int64_t bytes) {
            interior pointers recognised, a pointer just past a block's end must not keep
            (only) the next block alive. */
         GC_generic_malloc_many(((granules << 4) + 1 + 15) & ~(size_t)15, GC_I_PTRFREE, &block);
-        if (block == NULL) { fprintf(stderr, "Fatal error: out of memory\n"); exit(2); }
+        if (block == NULL) out_of_memory(granules << 4);
         if (GC_NEXT(block) == NULL) {  /* as in fl_alloc; an atomic block is not cleared: end the list */
             void *second = GC_malloc_atomic(granules << 4);
             if (second != NULL) GC_NEXT(second) = NULL;
@@ -286,13 +301,14 @@ static void format_exception(int64_t *exn, int printexc, char *out, size_t size)
 }
 
 /* Printexc.to_string (OCaml 4.13's to_string_default; cpsc/semantics/builtins.py says the same
-   in Python): the locations of Match_failure and Assert_failure and Stack_overflow in words,
+   in Python): the locations of Match_failure and Assert_failure, Stack_overflow and Out_of_memory in words,
    any other exception as the uncaught-exception message prints it, with its strings escaped. */
 fl_string *fl_exn_to_string(int64_t *exn) {
     fl_exception_id *id = (fl_exception_id *)(intptr_t)exn[0];
     char text[8192];
     int n;
     if (strcmp(id->name->bytes, "Stack_overflow") == 0) return make_string("Stack overflow", 14);
+    if (strcmp(id->name->bytes, "Out_of_memory") == 0) return make_string("Out of memory", 13);
     if (id->kinds->bytes[0] == 'T') {
         int64_t *where = (int64_t *)(intptr_t)exn[1];
         int matching = strcmp(id->name->bytes, "Match_failure") == 0;
@@ -1159,6 +1175,8 @@ int fl_run(void (*program)(void)) {
     /* Grow the heap rather than collect as often (the default divisor is 3): 1.5x faster on
        allocation-heavy programs for 1.6x the memory (docs/representation.md). */
     GC_set_free_space_divisor(2);
+    GC_set_oom_fn(out_of_memory);
+    GC_set_warn_proc(GC_ignore_warn_proc);  /* (its warnings are of no use to an FL program) */
     GC_set_start_callback(forget_free_lists);
     if (block_kind < 0) block_kind = (int)GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 0);
     /* Start with a heap of 16 MiB unless the user chose a size: a program that allocates much

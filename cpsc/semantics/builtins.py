@@ -140,7 +140,7 @@ def fresh_exception(declared: ExceptionId) -> ExceptionId:
 PREDEFINED_EXCEPTIONS: dict[str, ExceptionId] = {name: ExceptionId(name, kinds) for name, kinds in [
     ("Failure", "s"), ("Invalid_argument", "s"), ("Not_found", ""), ("Division_by_zero", ""),
     ("End_of_file", ""), ("Match_failure", "T"), ("Assert_failure", "T"),
-    ("Stack_overflow", ""), ("Sys_error", "s")]}
+    ("Stack_overflow", ""), ("Sys_error", "s"), ("Out_of_memory", "")]}
 EXCEPTION_FORMATS = {"Match_failure", "Assert_failure"}  # their argument prints as (file, line, column)
 
 
@@ -194,6 +194,8 @@ def exception_to_string(value: tuple[Any, ...]) -> str:
     name = value[0].name
     if name == "Stack_overflow":
         return "Stack overflow"
+    if name == "Out_of_memory":
+        return "Out of memory"
     if value[0].kinds == "T":
         file, line, column = value[1]
         matching = name == "Match_failure"

@@ -72,6 +72,8 @@ class Machine:
             return self.outcome(f"Fatal error: exception {err.description}\n", 2)
         except RecursionError:
             return self.outcome("Fatal error: exception Stack_overflow\n", 2)
+        except MemoryError:  # (as the runtime's `out_of_memory`: not an exception the program catches)
+            return self.outcome("Fatal error: exception Out_of_memory\n", 2)
         return self.outcome("", 0)
 
     def outcome(self, fatal: str, status: int) -> Outcome:

@@ -41,6 +41,11 @@ PHRASES = [
     ("let boom = raise (E (2, \"b\"));;", "Exception: E (2, \"b\").\n"),
     ("raise (F 2);;", "Exception: F 2.\n"),
     ("1 / 0;;", "Exception: Division_by_zero.\n"),
+    # two exceptions OCaml's toplevel words apart, raised or met
+    ("raise Stack_overflow;;", "Stack overflow during evaluation (looping recursion?).\n"),
+    ("print_string \"x\"; raise Out_of_memory;;", "xOut of memory during evaluation.\n"),
+    ("Array.make (1 lsl 40) 0.5;;", "Out of memory during evaluation.\n"),
+    ("Array.make (1 lsl 58) 0;;", "Exception: Invalid_argument \"Array.make\".\n"),
     ("print_string \"half\"; raise M.G;;", "halfException: M.G.\n"),
     ("let (a, b) = (1, [2]);;", "val a : int = 1\nval b : int list = [2]\n"),
     ("let l = [];;", "val l : 'a list = []\n"),
