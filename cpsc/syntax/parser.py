@@ -170,7 +170,7 @@ def reject_outside_fl(text: str, file: str) -> None:
         return  # below, whose every alternative is tried at every position (14 ms at 2,000 lines)
     for match in _OUTSIDE_FL.finditer(text):
         kind = match.lastgroup
-        if kind is None:
+        if kind not in _OUTSIDE_FL_MESSAGES:  # a literal stepped over (a quoted string's group is its id)
             continue
         start = match.start(kind)
         line = text.count("\n", 0, start) + 1
@@ -183,7 +183,8 @@ def reject_outside_fl(text: str, file: str) -> None:
 # What the attribute scanner steps over or acts on: literals, attribute openings, brackets.
 _ATTRIBUTE_SCAN = re.compile(r"""
     "(?:[^"\\]|\\.)*"
-  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}))'
+  | \{(?P<quoted>[a-z_]*)\|(?:.|\n)*?\|(?P=quoted)\}
+  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}))'
   | \[@{1,3}
   | [\[\]]
 """, re.VERBOSE)
