@@ -84,7 +84,7 @@ _COMMENT_SCAN = re.compile(r"""
     "(?:[^"\\]|\\.)*"                                   # string literal
   | \{(?P<quoted>[a-z_]*)\|.*?\|(?P=quoted)\}           # quoted string literal
   | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}))'   # char literal
-  | \(\*(?!\))                                           # comment opens (but `( *)` is an operator)
+  | \(\*                                                  # comment opens (`(*)` too, as OCaml's)
   | \*\)                                                  # comment closes
 """, re.VERBOSE | re.DOTALL)
 
@@ -112,7 +112,8 @@ def strip_comments(text: str, file: str) -> str:
     if depth > 0:
         line = text.count("\n", 0, opened) + 1
         col = opened - text.rfind("\n", 0, opened)
-        raise CompileError(Span(file, line, col, line, col + 2), "this comment is not terminated")
+        hint = " (`(*)` starts a comment, as in OCaml: the operator is `( * )`)" if text.startswith("(*)", opened) else ""
+        raise CompileError(Span(file, line, col, line, col + 2), "this comment is not terminated" + hint)
     out.append(text[copied:])
     return "".join(out)
 
