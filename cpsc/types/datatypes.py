@@ -237,17 +237,27 @@ class DataTypes:
         return self.hashed_apart.get(t.name) == "Bytes.t"
 
     def holds_bytes(self, t: TCon) -> bool:
-        """Whether a value of type t (`HASHED_APART` types kept) may hold a `Bytes.t`."""
-        known = self._holding_bytes
-        if t not in known:
-            known[t] = False  # (a recursive type holds them if its other parts do)
-            parts: list[Type] = list(t.args)
-            datatype = self.types.get(t.name)
-            if datatype is not None and t.name != "exn":
-                parts += [self.field_type(f.key, t) for f in datatype.fields]
-                parts += [a for k in datatype.constructors for a in self.constructor_args(k.key, t)]
-            known[t] = self.is_bytes(t) or any(isinstance(p, TCon) and self.holds_bytes(p) for p in parts)
-        return known[t]
+        """Whether a value of type t (`HASHED_APART` types kept) may hold a `Bytes.t`: whether
+        one is among the types reachable from t (found once per type asked about)."""
+        if t not in self._holding_bytes:
+            seen: set[TCon] = set()
+            pending = [t]
+            while pending and not self.is_bytes(pending[-1]):
+                part = pending.pop()
+                if part not in seen:
+                    seen.add(part)
+                    pending += [p for p in self._parts(part) if isinstance(p, TCon)]
+            self._holding_bytes[t] = bool(pending)
+        return self._holding_bytes[t]
+
+    def _parts(self, t: TCon) -> list[Type]:
+        """The types of what a value of type t holds directly."""
+        parts: list[Type] = list(t.args)
+        datatype = self.types.get(t.name)
+        if datatype is not None and t.name != "exn":
+            parts += [self.field_type(f.key, t) for f in datatype.fields]
+            parts += [a for k in datatype.constructors for a in self.constructor_args(k.key, t)]
+        return parts
 
     def compared_value(self, value: Any, t: TCon) -> Any:
         """A value of type t (`HASHED_APART` types kept) in the interpreters, with its bytes
