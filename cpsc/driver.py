@@ -96,11 +96,14 @@ def optimise(program: Program, passes: list[str], verify_each: bool = False,
     """Run passes by name; with `verify_each` the verifier checks every intermediate program;
     `context` sets the level and the fuel and collects remarks."""
 
-    from cpsc.cps.verify import verify  # only with verify_each; a plain build skips the import
+    from cpsc.cps.verify import VerifyError, verify  # only with verify_each; a plain build skips the import
 
     def after(name: str, p: Program) -> None:
         if verify_each:
-            verify(p)
+            try:
+                verify(p)
+            except VerifyError as error:
+                raise VerifyError(f"after {name}: {error}") from None
         if after_each is not None:
             after_each(name, p)
 

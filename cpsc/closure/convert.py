@@ -127,11 +127,29 @@ def free_variables(program: Program, globals_: frozenset[str] = frozenset(),
 def shared_globals(program: Program, facts: _Facts) -> dict[str, ir.Var]:
     """Main's variables used by other functions: they become globals. (Lifted as parameters,
     they would be passed down every chain of calls: n top-level values used by a chain of n
-    functions made parameter lists of length n, quadratic code in all.)"""
+    functions made parameter lists of length n, quadratic code in all.)
+
+    Only those main defines once: a variable of a loop's body has a value per iteration, and a
+    closure made in one iteration must keep its own after the next has stored another (five
+    closures of `Array.init 5 (fun i -> let acc = ref i in fun x -> ...)` inlined into main
+    would share the last `acc`). Those are captured and passed as any function's are."""
     main_defined = facts.defined[program.main]
     main_params = {p.name for p in program.function_table[program.main].params}
     used = set().union(*(facts.own_free[name] for name in program.function_table if name != program.main))
-    return {name: main_defined[name] for name in sorted(used.intersection(main_defined) - main_params)}
+    repeated = _defined_repeatedly(facts.by_function[program.main])
+    return {name: main_defined[name] for name in sorted(used.intersection(main_defined) - main_params - repeated)}
+
+
+def _defined_repeatedly(conts: list[ir.Cont]) -> set[str]:
+    """The variables defined in continuations on a cycle of the control-flow graph (with each
+    callc's return point a block of its own, so a loop through one is seen)."""
+    pieces = [piece for cont in conts for piece in split_cont(cont)]
+    successors = {piece.label: list(piece.successor_labels) for piece in pieces}
+    labels = sorted(successors)
+    successors = {label: [s for s in targets if s in successors] for label, targets in successors.items()}
+    on_cycle = {label for component in strongly_connected_components(labels, successors)
+                for label in component if len(component) > 1 or label in successors[label]}
+    return {name for piece in pieces if piece.label in on_cycle for name in piece.introduced_names}
 
 
 def closure_convert(program: Program) -> Program:

@@ -7,12 +7,16 @@ them; `ret f` is used only inside `f`; jump arities and types match; every value
 Exceptions: `exn f` is used only inside `f` and is given one `exn`; a call's handler is a
 continuation of the calling function taking one `exn`, and the handler's code uses no variable
 the calling continuation defines at or after the call (an exception leaves before those exist).
+Globals (closed programs): each is stored once, by main, in a continuation on no cycle, so
+that every function loading it sees the one value it stands for (a variable of a loop's body
+would give each closure made in it the last iteration's value).
 """
 
 from __future__ import annotations
 
 from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
+from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.primops import GENERIC, PRIMOPS, is_data, never_returns
 from cpsc.cps.printer import show_type
 from cpsc.cps.program import Program, function_conts
@@ -53,6 +57,8 @@ class Verifier:
             self.check_cont(cont)
         for name in p.functions:
             self.check_dominance(name)
+        if p.globals:
+            self.check_globals_stored_once()
 
     def collect_definitions(self) -> None:
         p = self.program
@@ -328,6 +334,27 @@ class Verifier:
             return t
         self.check_args(where, f"global_store {v.name}", [t], (v.value,))
         return UNIT
+
+
+    def check_globals_stored_once(self) -> None:
+        p = self.program
+        conts = [p.conts[label] for label in function_conts(p, p.main)]
+        successors = {c.label: [s for s in c.successor_labels if s in p.conts] for c in conts}
+        on_cycle = {label for component in strongly_connected_components(sorted(successors), successors)
+                    for label in component if len(component) > 1 or label in successors[label]}
+        stored: set[str] = set()
+        for cont in p.conts.values():
+            for b in cont.bindings:
+                if not isinstance(b.value, ir.GlobalStore):
+                    continue
+                where = f"continuation {cont.label}"
+                if cont.function != p.main:
+                    self.fail(where, f"global {b.value.name} is stored outside main")
+                if cont.label in on_cycle:
+                    self.fail(where, f"global {b.value.name} is stored in a loop")
+                if b.value.name in stored:
+                    self.fail(where, f"global {b.value.name} is stored twice")
+                stored.add(b.value.name)
 
 
 def verify(program: Program) -> None:

@@ -43,6 +43,12 @@ class Program:
         return "no-ocaml" in self.text
 
     @property
+    def every_level(self) -> bool:
+        """Checked after every -O level's pipeline, not only -O0 and -O2 (a program that once
+        broke at one of the others)."""
+        return "cpsc-test: every-level" in self.text
+
+    @property
     def expected_status(self) -> int:
         match = re.search(r"cpsc-test: status (\d+)", self.text)
         return int(match.group(1)) if match else 0
@@ -79,11 +85,12 @@ def check_outcome(program: Program, outcome: Outcome, level: str) -> None:
         assert stderr == program.expected_stderr, level
 
 
-def interpreted(program: Program) -> dict[str, Outcome]:
-    """Outcomes of the three interpreters, checking the verifier and the printer on the way."""
+def interpreted(program: Program, levels: tuple[int, ...] = (0, 2)) -> dict[str, Outcome]:
+    """Outcomes of the three interpreters (CPS and SSA after each of `levels`' pipelines),
+    checking the verifier and the printer on the way."""
     expr = driver.front_end(program.text, program.name)
     outcomes = {"ast": run_ast(expr, program.stdin)}
-    for level in (0, 2):
+    for level in levels:
         cps, _ = driver.optimise(driver.to_cps(expr), LEVELS[level].passes, verify_each=True, context=LEVELS[level].context())
         text = print_program(cps)
         assert print_program(parse_program(text)) == text, "CPS print/parse round trip"

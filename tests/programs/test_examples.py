@@ -31,6 +31,19 @@ def test_native_agrees_with_expected(path):
         assert outcome.stderr.startswith("Fatal error: exception ")
 
 
+EVERY_LEVEL = [p for p in PROGRAMS if Program(p).every_level]
+
+
+@pytest.mark.parametrize("path", EVERY_LEVEL, ids=[p.name for p in EVERY_LEVEL])
+def test_every_optimisation_level_agrees(path):
+    """-O1 and -O3 too, interpreted and native (the others run above)."""
+    program = Program(path)
+    for level, outcome in interpreted(program, (1, 3)).items():
+        check_outcome(program, outcome, level)
+    for opt in (1, 3):
+        check_outcome(program, native(program, opt), f"native -O{opt}")
+
+
 @pytest.mark.parametrize("path", PROGRAMS, ids=IDS)
 def test_jit_agrees_with_expected(path):
     program = Program(path)
