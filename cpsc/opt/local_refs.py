@@ -116,7 +116,12 @@ def dominance_frontiers(graph: FunctionGraph) -> dict[str, set[str]]:
 
 @dataclass
 class _Promotion:
-    """Promote one ref: the rewritten continuations, the loads and stores renamed away."""
+    """Promote one ref: the rewritten continuations, the loads and stores renamed away.
+
+    The value current at a continuation is None where the ref does not exist yet: a handler
+    or callc target entered from the defining continuation before the ref's binding. Nothing
+    there loads the ref (its binding does not dominate it), but such a continuation may still
+    jump to a join that would take the ref's value: then the ref is left alone."""
 
     conts: dict[str, ir.Cont]
     graph: FunctionGraph
@@ -129,8 +134,8 @@ class _Promotion:
     def run(self) -> bool:
         """Rewrite the continuations the ref's definition dominates (False: leave it alone)."""
         region = [label for label in self.graph.labels if self.graph.dominators.dominates(self.definition, label)]
-        out: dict[str, ir.Operand] = {}
-        at_exit: dict[tuple[str, str], ir.Operand] = {}  # (cont, handler or callc target) -> value
+        out: dict[str, ir.Operand | None] = {}
+        at_exit: dict[tuple[str, str], ir.Operand | None] = {}  # (cont, handler or callc target) -> value
         for label in region:
             if label == self.definition:
                 entry: ir.Operand | None = None
@@ -142,17 +147,21 @@ class _Promotion:
                     return False  # two edges from one continuation bring two values
                 entry = values.pop()
             out[label] = self._rewrite(label, entry, at_exit)
-        for label in region:
-            self._pass_to_phis(label, out, at_exit)
+        try:
+            for label in region:
+                self._pass_to_phis(label, out, at_exit)
+        except _NotYetMade:
+            return False
         return True
 
-    def note_exit(self, at_exit: dict[tuple[str, str], ir.Operand], edge: tuple[str, str],
+    def note_exit(self, at_exit: dict[tuple[str, str], ir.Operand | None], edge: tuple[str, str],
                   current: ir.Operand | None) -> None:
         """The value a continuation entered from the middle of a block (a call's handler, a
         callc's target) sees: the one current at the call, not the block's last."""
-        at_exit[edge] = current  # type: ignore[assignment]
+        at_exit[edge] = current
 
-    def _rewrite(self, label: str, current: ir.Operand | None, at_exit: dict[tuple[str, str], ir.Operand]) -> ir.Operand:
+    def _rewrite(self, label: str, current: ir.Operand | None,
+                 at_exit: dict[tuple[str, str], ir.Operand | None]) -> ir.Operand | None:
         cont = self.conts[label]
         kept = []
         for b in cont.bindings:
@@ -161,7 +170,8 @@ class _Promotion:
                 assert isinstance(v, ir.MakeBlock)
                 current = v.items[0]
             elif isinstance(v, ir.Field) and v.record == self.ref:
-                self.renaming[b.var.name] = current  # type: ignore[assignment]
+                assert current is not None, "a load the ref's binding does not dominate"
+                self.renaming[b.var.name] = current
             elif isinstance(v, ir.SetField) and v.record == self.ref:
                 current = v.value
                 self.renaming[b.var.name] = UNIT_VALUE
@@ -172,32 +182,43 @@ class _Promotion:
                 kept.append(b)
         params = cont.params + ((self.phis[label],) if label in self.phis else ())
         self.conts[label] = ir.Cont(label, cont.function, params, tuple(kept), cont.terminator)
-        assert current is not None
         return current
 
-    def _pass_to_phis(self, label: str, out: dict[str, ir.Operand], at_exit: dict[tuple[str, str], ir.Operand]) -> None:
+    def _pass_to_phis(self, label: str, out: dict[str, ir.Operand | None],
+                      at_exit: dict[tuple[str, str], ir.Operand | None]) -> None:
         cont = self.conts[label]
         bindings = tuple(
-            ir.Binding(b.var, ir.CallC(b.value.target, b.value.args + (at_exit[(label, b.value.target)],), b.value.ret))
+            ir.Binding(b.var, ir.CallC(b.value.target, b.value.args + (_made(at_exit[(label, b.value.target)]),),
+                                       b.value.ret))
             if isinstance(b.value, ir.CallC) and b.value.target in self.phis else b for b in cont.bindings)
         term = cont.terminator
         if isinstance(term, ir.Jump):
             if isinstance(term.target, str) and term.target in self.phis:
-                term = ir.Jump(term.target, term.args + (out[label],))
+                term = ir.Jump(term.target, term.args + (_made(out[label]),))
         else:
             term = relabel_terminator(term, lambda target: self._edge(cont, target, out[label]))
         if bindings != cont.bindings or term is not cont.terminator:
             self.conts[label] = ir.Cont(label, cont.function, cont.params, bindings, term)
 
 
-    def _edge(self, source: ir.Cont, target: str, value: ir.Operand) -> str:
+    def _edge(self, source: ir.Cont, target: str, value: ir.Operand | None) -> str:
         """`target`, or when it takes the ref's value, a new continuation that jumps there
         with `value` (branch targets take no arguments)."""
         if target not in self.phis:
             return target
         label = self.names.fresh(f"{target}.from")
-        self.conts[label] = ir.Cont(label, source.function, (), (), ir.Jump(target, (value,)))
+        self.conts[label] = ir.Cont(label, source.function, (), (), ir.Jump(target, (_made(value),)))
         return label
+
+
+class _NotYetMade(Exception):
+    """A join would take the ref's value from where the ref is not made yet."""
+
+
+def _made(value: ir.Operand | None) -> ir.Operand:
+    if value is None:
+        raise _NotYetMade
+    return value
 
 
 def _phi_labels(graph: FunctionGraph, frontiers: dict[str, set[str]], definition: str,
