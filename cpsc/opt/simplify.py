@@ -325,15 +325,20 @@ def merge_single_jumps(program: Program, stats: Stats, region: Region) -> Progra
 
 
 def eta_reduce(program: Program, stats: Stats, region: Region) -> Program:
-    """Continuations `k(xs) = jump j(xs)`: every transfer to `k` goes to `j` instead."""
+    """Continuations `k(xs) = jump j(xs)`: every transfer to `k` goes to `j` instead. Only where
+    the jump is the one use of `xs`: code that `k` dominates (the return point of a loop
+    contified after `k`, say) may name them too, and would be left without a definition."""
     entries = _entries(program)
     forward: dict[str, str] = {}
+    uses: Counter[str] | None = None
     for cont in program.cont_table.values():
         term = cont.terminator
         if (cont.label not in entries and not cont.bindings and isinstance(term, ir.Jump)
                 and isinstance(term.target, str) and term.target != cont.label
                 and term.args == cont.params):
-            forward[cont.label] = term.target
+            uses = uses if uses is not None else use_census(program)
+            if all(uses[p.name] == 1 for p in cont.params):
+                forward[cont.label] = term.target
 
     def final(label: str) -> str:
         hops = 0
