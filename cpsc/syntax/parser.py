@@ -462,7 +462,8 @@ class _ToAst:
         return m.WithModule(path.name, module.name, self._span((keyword, module)))
 
     def signature(self, keyword: Token, *items: Any) -> m.Signature:
-        return m.Signature(tuple(items[:-1]), self._span((keyword, items[-1])))
+        flat = [part for item in items[:-1] for part in (item if isinstance(item, list) else [item])]
+        return m.Signature(tuple(flat), self._span((keyword, items[-1])))
 
     def module_type_named(self, path: _Path) -> m.ModuleTypePath:
         return m.ModuleTypePath(path.name, path.span)
@@ -486,8 +487,15 @@ class _ToAst:
         placeholder = ast.TyName(str(name), tuple(ast.TyVar(p, span) for p in params), span)
         return _AbstractType(ast.TypeDef(str(name), params, span, abbreviation=placeholder))
 
-    def sig_exception(self, declaration: ast.ExceptionDecl | list[ast.Declaration], *separators: Token) -> m.SigException:
-        return m.SigException(_plain_exception(declaration, "a signature"))
+    def sig_exception(self, declaration: ast.ExceptionDecl | list[ast.Declaration],
+                      *separators: Token) -> m.SigException | list[m.SigItem]:
+        """`exception E of { fields }` specifies the record type of E's argument, `exn.E`, as
+        the structure declares it (`exception_record`), then E."""
+        if isinstance(declaration, list):
+            record, exception = declaration
+            assert isinstance(record, ast.TypeDecl) and isinstance(exception, ast.ExceptionDecl)
+            return [m.SigType(record, frozenset()), m.SigException(exception)]
+        return m.SigException(declaration)
 
     def sig_module(self, keyword: Token, name: Token, *parts: Any) -> m.SigModule:
         items: list[Any] = [p for p in parts if not isinstance(p, Token)]
