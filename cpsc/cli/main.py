@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from cpsc import driver
+from cpsc.cli.output import OutputError, check_output, made_atomically, write_atomically
 from cpsc.deep_stack import call_with_deep_stack, max_syntax_depth
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
 from cpsc.opt.pipeline import LEVELS, PASSES
@@ -34,14 +35,15 @@ EMITS = ("cps", "dot", "ssa", "llvm", "asm", "obj", "exe")
 
 def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cpsc", description="Compile FL programs to native code.")
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="parse and type-check")
-    check.add_argument("file")
+    check.add_argument("file", help="the program (- for standard input)")
     for name, text in (("build", "compile to an executable (or --emit an IR)"),
                        ("run", "compile with LLVM's JIT and run in-process"),
                        ("interp", "run with an interpreter (--level ast|cps|ssa)")):
         p = sub.add_parser(name, help=text)
-        p.add_argument("file")
+        p.add_argument("file", help="the program (- for standard input)")
         p.add_argument("-O", dest="opt", type=int, choices=range(4), default=2, metavar="LEVEL")
         p.add_argument("--passes", help="comma-separated CPS passes instead of the -O level's list")
         p.add_argument("--verify", action="store_true", help="run the IR verifiers after every pass")
@@ -49,7 +51,7 @@ def _arguments() -> argparse.ArgumentParser:
         p.add_argument("--time-passes", action="store_true", help="time and count each pass")
         p.add_argument("--remarks", choices=("inline", "specialise", "all"),
                        help="print the optimiser's decisions at each call site of the program")
-        p.add_argument("--fuel", type=int, metavar="N", help="stop optimising after N rewrites in all")
+        p.add_argument("--fuel", type=_count, metavar="N", help="stop optimising after N rewrites in all")
         if name == "build":
             p.add_argument("-o", dest="output")
             p.add_argument("--emit", choices=EMITS, default="exe")
@@ -60,7 +62,8 @@ def _arguments() -> argparse.ArgumentParser:
             p.add_argument("--level", choices=("ast", "cps", "ssa"), default="cps")
             p.add_argument("--count", action="store_true",
                            help="print the dynamic counts of the CPS interpreter on stderr")
-            p.add_argument("arguments", nargs="*", help="the program's arguments (Sys.argv after the file)")
+        if name in ("run", "interp"):  # as for `ocaml prog.ml ...`: what follows the file is the program's
+            p.add_argument("arguments", nargs=argparse.REMAINDER, help="the program's arguments (Sys.argv after the file)")
     bisect = sub.add_parser("bisect", help="find the first rewrite of the optimiser that changes the output")
     bisect.add_argument("file")
     bisect.add_argument("-O", dest="opt", type=int, choices=range(4), default=2, metavar="LEVEL")
@@ -78,6 +81,66 @@ def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"'{text}' is not a positive number")
     return int(text)
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of rewrites (0 or more)")
+    return int(text)
+
+
+def _check_pass_names(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, as a usage error, a pass that does not exist once the plugins have registered theirs."""
+    known = ", ".join(sorted(PASSES))
+    for name in [n for n in (getattr(args, "passes", None) or "").split(",") if n]:
+        if name not in PASSES:
+            parser.error(f"unknown pass {name} (known: {known})")
+    dump = getattr(args, "dump_after", None)
+    if dump is not None and dump != "all" and dump not in PASSES:
+        parser.error(f"--dump-after: no pass '{dump}' (known: all, {known})")
+
+
+def _version() -> str:
+    """cpsc's version, with those of the LLVM and libgc it builds with."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    try:
+        own = version("cpsc")
+    except PackageNotFoundError:
+        own = "(not installed)"
+    major, minor, patch = llvm.llvm_version_info
+    return f"cpsc {own} (LLVM {major}.{minor}.{patch} through llvmlite {llvmlite.__version__}, libgc {_libgc_version()})"
+
+
+def _libgc_version() -> str:
+    """The version of libgc's headers, which the runtime is compiled against."""
+    import re
+
+    for header in (Path("/usr/include/gc/gc_version.h"), Path("/usr/include/gc_version.h")):
+        if header.exists():
+            parts = re.findall(r"#define GC_TMP_VERSION_(?:MAJOR|MINOR|MICRO) (\d+)", header.read_text())
+            if len(parts) == 3:
+                return ".".join(parts)
+    return "unknown"
+
+
+class InputError(Exception):
+    """The program's file cannot be read (status 2, as a missing file is for ocaml)."""
+
+
+def _source(args: argparse.Namespace) -> str:
+    """The program's text, read once (standard input can be read only once)."""
+    text = getattr(args, "source_text", None)
+    if text is None:
+        try:
+            data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        except OSError as error:
+            raise InputError(f"cannot read {args.file}: {error.strerror or error}") from None
+        text = args.source_text = data.decode("latin-1")
+    return text
 
 
 def _load_plugins(args: argparse.Namespace) -> None:
@@ -113,16 +176,12 @@ def _import_plugin(name: str, places: list[str]) -> None:
 
 def _passes(args: argparse.Namespace) -> list[str]:
     if args.passes is not None:
-        names = [n for n in args.passes.split(",") if n]
-        unknown = [n for n in names if n not in PASSES]
-        if unknown:
-            raise SystemExit(f"cpsc: error: unknown pass {unknown[0]} (known: {', '.join(sorted(PASSES))})")
-        return names
+        return [n for n in args.passes.split(",") if n]
     return LEVELS[args.opt].passes
 
 
 def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages):  # type: ignore[no-untyped-def]
-    text = Path(args.file).read_text(encoding="latin-1")
+    text = _source(args)
     program = driver.front_end(text, args.file, sources, stages)
     _warn(program, sources)
 
@@ -157,16 +216,18 @@ def _finish(outcome: Outcome) -> int:
 
 def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
     if args.command == "check":
-        _warn(driver.front_end(Path(args.file).read_text(encoding="latin-1"), args.file, sources, stages), sources)
+        _warn(driver.front_end(_source(args), args.file, sources, stages), sources)
         return 0
     if args.command == "bisect":
         from cpsc.opt.bisect import bisect
 
-        text = Path(args.file).read_text(encoding="latin-1")
+        text = _source(args)
         typed = driver.front_end(text, args.file, sources, stages)
         return bisect(driver.to_cps(typed, stages), _passes(args), LEVELS[args.opt].inline_budget, sys.stdout)
-    _check_output(getattr(args, "output", None) or (Path(args.file).stem if args.command == "build"
-                                                     and getattr(args, "emit", "exe") == "exe" else None))
+    _source(args)  # an unreadable program is said before anything else
+    output = _output(args)
+    if output is not None:
+        check_output(output, [args.file])
     program, cps = _compile_cps(args, sources, stages)
     if args.command == "interp":
         return _interpret(args, program, cps, stages)
@@ -191,17 +252,33 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
             return _write(args, str(optimized))
         if emit == "asm":
             return _write(args, emit_assembly(optimized, args.opt))
-        Path(args.output or Path(args.file).with_suffix(".o").name).write_bytes(emit_object(optimized, args.opt))
+        assert output is not None
+        write_atomically(output, emit_object(optimized, args.opt))
         return 0
     if args.command == "build":
-        driver.native_executable(module, args.opt, args.output or Path(args.file).stem, stages, args.parts)
+        assert output is not None
+        made_atomically(output, lambda name: driver.native_executable(module, args.opt, name, stages, args.parts))
         return 0
     from cpsc.llvm.jit import run_jit
 
     sys.stdout.flush()
     llvm_ir = driver.to_llvm(module, stages)
     gc.enable()
-    return run_jit(llvm_ir, args.opt)
+    return run_jit(llvm_ir, args.opt, [args.file, *args.arguments])
+
+
+def _output(args: argparse.Namespace) -> str | None:
+    """The file a build writes (None: standard output, or no file at all)."""
+    if args.command != "build":
+        return None
+    if args.output not in (None, "-"):
+        return str(args.output)
+    stem = "stdin" if args.file == "-" else Path(args.file).stem
+    if args.emit == "exe" and args.output is None:
+        return stem
+    if args.emit == "obj" and args.output is None:
+        return stem + ".o"
+    return None
 
 
 def _warn(program: ast.Program, sources: SourceFiles) -> None:
@@ -213,7 +290,7 @@ def _warn(program: ast.Program, sources: SourceFiles) -> None:
 def _too_deep(file: str) -> CompileError:
     """Locate a RecursionError at the program's deepest point (parsing is not recursive, so the
     file parses again)."""
-    text = Path(file).read_text(encoding="latin-1")
+    text = Path(file).read_text(encoding="latin-1") if file != "-" else ""
     span = deepest_span(parse_module(text, file)) or Span(file, 1, 1, 1, 2)
     return too_deep(span, max_syntax_depth())
 
@@ -239,25 +316,11 @@ def _interpret(args: argparse.Namespace, program: object, cps: object, stages: S
     return status
 
 
-class OutputError(Exception):
-    """The file `-o` names cannot be written."""
-
-
-def _check_output(output: str | None) -> None:
-    """Say before compiling, not after, that `-o` names a directory or a missing directory's file."""
-    if output in (None, "-"):
-        return
-    path = Path(output)  # type: ignore[arg-type]
-    if path.is_dir():
-        raise OutputError(f"cannot write {output}: it is a directory")
-    if not path.parent.is_dir():
-        raise OutputError(f"cannot write {output}: no directory {path.parent}")
-
-
 def _write(args: argparse.Namespace, text: str) -> int:
-    if getattr(args, "output", None) not in (None, "-"):  # `-o -` is stdout, as for cc
-        Path(args.output).write_text(text)
-    else:
+    output = _output(args)
+    if output is not None:
+        write_atomically(output, text.encode("utf-8"))
+    else:  # `-o -` is stdout, as for cc
         sys.stdout.write(text)
     return 0
 
@@ -288,8 +351,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    args = _arguments().parse_args(argv)
+    parser = _arguments()
+    args = parser.parse_args(argv)
     _load_plugins(args)
+    _check_pass_names(parser, args)
     if args.command == "repl":  # on this thread: each phrase goes to a deep stack, interruptibly
         from cpsc.repl.ui import main as repl
 
@@ -305,11 +370,11 @@ def _main(argv: list[str] | None) -> int:
     except OutputError as error:
         print(f"cpsc: error: {error}", file=sys.stderr)
         return 1
-    except FileNotFoundError as error:
-        print(f"cpsc: error: cannot read {error.filename}", file=sys.stderr)
-        return 1
-    except PermissionError as error:
-        print(f"cpsc: error: cannot open {error.filename}: permission denied", file=sys.stderr)
+    except InputError as error:
+        print(f"cpsc: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # writing an output, or running the C compiler
+        print(f"cpsc: error: {error.filename}: {error.strerror or error}", file=sys.stderr)
         return 1
     except subprocess.CalledProcessError as error:  # the C compiler said why on stderr
         print(f"cpsc: error: {Path(error.cmd[0]).name} failed (status {error.returncode})", file=sys.stderr)

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -34,8 +35,9 @@ def run_jit_in_child(llvm_ir: str, opt: int, stdin: str = "") -> Outcome:
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
 
-def run_jit(llvm_ir: str, opt: int) -> int:
-    """Compile `llvm_ir` (from `cpsc.llvm.lower`) at `-O<opt>` and run it; returns its status."""
+def run_jit(llvm_ir: str, opt: int, argv: Sequence[str] = ()) -> int:
+    """Compile `llvm_ir` (from `cpsc.llvm.lower`) at `-O<opt>` and run it with `argv` as its
+    Sys.argv (none: just "prog"); returns its status."""
     library = str(runtime_library())
     llvm.load_library_permanently(library)
     module = optimize(llvm_ir, opt)
@@ -43,6 +45,9 @@ def run_jit(llvm_ir: str, opt: int) -> int:
     engine.finalize_object()
     entry = engine.get_function_address("fl_program")
     runtime = ctypes.CDLL(library)
+    if argv:
+        strings = (ctypes.c_char_p * len(argv))(*(a.encode() for a in argv))
+        runtime.fl_set_argv(ctypes.c_int(len(argv)), strings)
     runtime.fl_run.argtypes = [ctypes.c_void_p]
     runtime.fl_run.restype = ctypes.c_int
     return int(runtime.fl_run(ctypes.c_void_p(entry)))

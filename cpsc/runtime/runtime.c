@@ -1034,6 +1034,12 @@ int64_t fl_hash(fl_string *descriptor, int64_t meaningful, int64_t total, int64_
 static int program_argc = 0;
 static char **program_argv = NULL;
 
+/* The JIT's `cpsc run prog.ml a b` gives its program these (the strings stay the caller's). */
+void fl_set_argv(int argc, char **argv) {
+    program_argc = argc;
+    program_argv = argv;
+}
+
 void *fl_argv(void) {
     static char *none[] = { "prog" };
     int argc = program_argv ? program_argc : 1;

@@ -34,10 +34,14 @@ def test_bad_program_gets_a_diagnostic(tmp_path, name, source, message):
         assert "^" in done.stderr  # the caret under the source line
 
 
-def test_missing_file(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "cpsc", "check", str(tmp_path / "nope.fl")],
-                          capture_output=True, text=True)
-    assert done.returncode == 1 and "cannot read" in done.stderr and "Traceback" not in done.stderr
+@pytest.mark.parametrize("command", ["check", "build", "run", "interp", "bisect"])
+def test_an_input_that_cannot_be_read_is_said_with_the_reason(tmp_path, command):
+    """`cpsc: cannot read PATH: REASON` and status 2 (as ocaml's for a missing file)."""
+    (tmp_path / "d").mkdir()
+    for name, reason in (("nope.fl", "No such file or directory"), ("d", "Is a directory")):
+        done = subprocess.run([sys.executable, "-m", "cpsc", command, name], cwd=tmp_path, capture_output=True,
+                              text=True)
+        assert (done.returncode, done.stderr) == (2, f"cpsc: cannot read {name}: {reason}\n")
 
 
 @pytest.mark.parametrize("emit", ["exe", "cps", "obj"])
