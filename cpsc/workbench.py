@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,16 @@ class Step:
             return f":pipeline -O{self.args[0]}"
         return f":pass {self.args[0]}" + (f" {self.args[1]}" if self.args[1] else "")
 
+    def renamed(self, renaming: Mapping[str, str]) -> Step:
+        """The same step naming the functions `renaming` renames by their new names."""
+        def new(arg: str | int) -> str | int:
+            return renaming.get(arg, arg) if isinstance(arg, str) else arg
+        if self.kind == "inline":
+            return Step(self.kind, (new(self.args[0]), self.args[1]))
+        if self.kind == "pass":
+            return Step(self.kind, (self.args[0], new(self.args[1])))
+        return self
+
     def apply(self, program: CpsProgram) -> CpsProgram:
         if self.kind == "pipeline":
             level = LEVELS[int(self.args[0])]
@@ -83,6 +94,8 @@ class Program:
     cps: CpsProgram
     steps: tuple[Step, ...] = ()
     source: ast.Program | None = field(default=None, repr=False)
+    # where each function of the program the steps started from is written (`cps_convert_with_origins`)
+    origins: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:
         steps = f", after {' '.join(str(s) for s in self.steps)}" if self.steps else ""
@@ -177,13 +190,18 @@ class Program:
             verify(program)
         except VerifyError as error:
             raise WorkbenchError(f"{step} would leave a program the verifier rejects: {error}") from None
-        return Program(program, self.steps + (step,), self.source)
+        return Program(program, self.steps + (step,), self.source, self.origins)
 
-    def replayed_on(self, cps: CpsProgram, source: ast.Program | None = None) -> Program:
-        """`cps` with this version's steps done on it (the same program with more code)."""
-        for step in self.steps:
+    def replayed_on(self, cps: CpsProgram, source: ast.Program | None = None,
+                    origins: Mapping[str, str] | None = None) -> Program:
+        """`cps` with this version's steps done on it (the same program with more code). With
+        the `origins` of `cps`'s functions, a step names the function written where the one it
+        named here is (the other program's code may have taken its name first)."""
+        renaming = _same_origins(self.origins, origins or {})
+        steps = tuple(step.renamed(renaming) for step in self.steps)
+        for step in steps:
             cps = step.apply(cps)
-        return Program(cps, self.steps, source)
+        return Program(cps, steps, source, origins or {})
 
     # ------------------------------------------------------------ running
     def run(self, level: str = "cps", stdin: str = "") -> Outcome:
@@ -300,6 +318,22 @@ def level_number(level: int | str) -> int:
 
 def _listed(names: list[str], most: int = 12) -> str:
     return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _same_origins(old: Mapping[str, str], new: Mapping[str, str]) -> dict[str, str]:
+    """Each function of `old` to the function of `new` written at the same place (the instances
+    of a polymorphic function, which share a place, in the order of their names)."""
+    def by_place(origins: Mapping[str, str]) -> dict[str, list[str]]:
+        places: dict[str, list[str]] = {}
+        for name in sorted(origins):
+            places.setdefault(origins[name], []).append(name)
+        return places
+
+    new_places = by_place(new)
+    renaming: dict[str, str] = {}
+    for place, names in by_place(old).items():
+        renaming.update(zip(names, new_places.get(place, [])))
+    return renaming
 
 
 def _restricted(before: CpsProgram, after: CpsProgram, function: str) -> CpsProgram:

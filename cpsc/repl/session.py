@@ -42,8 +42,8 @@ class Session:
         out = self.toplevel.phrase(text)
         if self.toplevel.accepted != accepted:
             count = len(self.toplevel.declarations)
-            cps, typed = self.toplevel.program(count)
-            self._add(Version(Program(cps, source=typed), "after " + _summary(text), count))
+            cps, typed, origins = self.toplevel.program(count)
+            self._add(Version(Program(cps, source=typed, origins=origins), "after " + _summary(text), count))
         return out
 
     def load(self, path: str) -> str:
@@ -160,8 +160,7 @@ class Session:
     def _with_expression(self, text: str) -> Program:
         """The current version's program with `text` evaluated and shown at the end of main,
         the version's steps replayed on it."""
-        cps, typed = self.toplevel.program_with(text, self.version.declarations)
-        return self.program.replayed_on(cps, typed)
+        return self.program.replayed_on(*self.toplevel.program_with(text, self.version.declarations))
 
     def run(self, text: str) -> str:
         """Evaluate an expression with the current version of the code, in the CPS interpreter

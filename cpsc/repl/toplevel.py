@@ -40,7 +40,7 @@ from cpsc.syntax.diagnostics import CompileError, SourceFiles, render, terminal_
 from cpsc.syntax.module_ast import Constrained, ModuleDecl, ModulePath, ModuleTypeDecl, ModuleTypePath
 from cpsc.syntax.modules import Env, FunctorValue, ModuleReport, Scope
 from cpsc.syntax.parser import parse_module
-from cpsc.to_cps.convert import cps_convert
+from cpsc.to_cps.convert import cps_convert_with_origins
 from cpsc.types.infer import Typing
 from cpsc.types.prelude import PRELUDE_FILE, prelude_modules
 from cpsc.types.types import BOX, BOX0, BOX2, BREAK, CLOSE, TVar, Type, layout, one_line, resolve, show
@@ -331,13 +331,14 @@ class Toplevel:
         return program
 
     # ------------------------------------------------------------ the code, for the workbench
-    def program(self, declarations: int) -> tuple[CpsProgram, ast.Program]:
-        """The CPS (and the typed program) of the first `declarations` accepted, with every
-        monomorphic top-level function kept even if unused."""
+    def program(self, declarations: int) -> tuple[CpsProgram, ast.Program, dict[str, str]]:
+        """The CPS (and the typed program, and its functions' origins) of the first
+        `declarations` accepted, with every monomorphic top-level function kept even if unused."""
         typed = self._front_end(self.declarations[:declarations], keep=True)
-        return cps_convert(typed), typed
+        cps, origins = cps_convert_with_origins(typed)
+        return cps, typed, origins
 
-    def program_with(self, expression: str, declarations: int) -> tuple[CpsProgram, ast.Program]:
+    def program_with(self, expression: str, declarations: int) -> tuple[CpsProgram, ast.Program, dict[str, str]]:
         """The same with `expression` evaluated and shown at the end of main; what it prints
         comes after `MARKER` (`after_marker`)."""
         self.phrases += 1
@@ -347,7 +348,8 @@ class Toplevel:
         checked = self._check(code + named)
         shown = self._parse(self._report(named[0], checked), "<repl>")
         typed = self._front_end(self._base_printers + code + self._marker + named + shown, file, keep=True)
-        return cps_convert(typed), typed
+        cps, origins = cps_convert_with_origins(typed)
+        return cps, typed, origins
 
 
 # ---------------------------------------------------------------------- helpers

@@ -76,6 +76,7 @@ class Converter(Builder):
         # in `let rec f () = g and g a b = ...`, f's body makes g's wrappers before g is defined
         self.group_parents: dict[str, str | None] = {}
         self.wrappers: dict[str, Known] = {}
+        self.origins: dict[str, str] = {}  # each function made of the source: where it is written
 
     # ---------------------------------------------------------------- functions
     def define(self, known: Known, fun: ast.Expr, env: Scope[_Entry], parent: str | None,
@@ -91,6 +92,7 @@ class Converter(Builder):
         entry = self.names.fresh(known.function + ".entry")
         self.functions[known.function] = ir.Function(known.function, tuple(params), known.result, entry, parent,
                                                      noinline)
+        self.origins[known.function] = f"{fun.span.file}:{fun.span.line}:{fun.span.col}"
         saved = self.suspended()
         self.start(entry, (), known.function)
         with env.scope():
@@ -633,3 +635,12 @@ def _hint(pattern: ast.Pattern) -> str:
 def cps_convert(program: ast.Program) -> Program:
     """The monomorphic program (`cpsc.mono`) as a CPS IR program whose main function is `main`."""
     return Converter(program.datatypes).program(program.body)
+
+
+def cps_convert_with_origins(program: ast.Program) -> tuple[Program, dict[str, str]]:
+    """`cps_convert`, and where in the source each function made of it is written
+    (`file:line:col`; the instances of a polymorphic function share theirs). Two programs
+    converted from the same declarations name them differently when other code (more of the
+    prelude, say) takes their names first; their origins say which is which."""
+    converter = Converter(program.datatypes)
+    return converter.program(program.body), converter.origins
