@@ -19,6 +19,7 @@ from cpsc.opt.substitute import CallSite
 from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 from cpsc.syntax.parser import parse_module
+from cpsc.to_cps.convert import cps_convert_with_origins
 from cpsc.types.infer import infer_module
 from cpsc.types.prelude import checked_prelude, prelude_modules
 from cpsc.types.types import show
@@ -45,7 +46,9 @@ def infer_types(text: str, file: str = "program.fl") -> dict[str, str]:
     return out
 
 
-def compile(text: str, file: str = "program.fl") -> Program:  # noqa: A001 - the API's verb
-    """Parse, type-check, monomorphise and convert to CPS (no pass run yet)."""
-    typed = driver.front_end(text, file)
-    return Program(driver.to_cps(typed), source=typed)
+def compile(text: str, filename: str = "program.fl") -> Program:  # noqa: A001 - the API's verb
+    """Parse, type-check, monomorphise and convert to CPS (no pass run yet). `filename` names
+    the program in diagnostics and is its unit (`prog.ml`: exceptions print as `Prog.E`)."""
+    typed = driver.front_end(text, filename)
+    cps, origins = cps_convert_with_origins(typed)
+    return Program(cps, source=typed, origins=origins)

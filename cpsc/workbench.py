@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,7 @@ from cpsc.opt.substitute import CallSite
 from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 
-RUN_LEVELS = ("ast", "cps", "ssa", "native")
+RUN_LEVELS = ("ast", "cps", "ssa", "jit", "native")
 
 
 class WorkbenchError(Exception):
@@ -204,29 +204,23 @@ class Program:
         return Program(cps, steps, source, origins or {})
 
     # ------------------------------------------------------------ running
-    def run(self, level: str = "cps", stdin: str = "") -> Outcome:
+    def run(self, level: str = "cps", stdin: str = "", args: Sequence[str] = ()) -> Outcome:
         """Run with an interpreter (`"ast"`: the source before any step; `"cps"`, `"ssa"`: this
-        version) or natively (`"native"`: LLVM's JIT at -O2, in a child process), reading `stdin`."""
-        if level == "cps":
-            from cpsc.cps.interp import run_cps
-
-            return run_cps(self.cps, stdin=stdin)
-        if level == "ast":
-            if self.source is None:
-                raise WorkbenchError("this program has no source to interpret (it was not made by cpsc.compile)")
-            from cpsc.syntax.interp import run_ast
-
-            return run_ast(self.source, stdin)
+        version), with LLVM's JIT at -O2 in a child process (`"jit"`), or as an executable built
+        at -O2 (`"native"`), reading `stdin`, with `args` as Sys.argv after the program's name."""
         if level not in RUN_LEVELS:
             raise WorkbenchError(f"no level {level!r} to run at (the levels: {', '.join(RUN_LEVELS)})")
+        if level == "ast" and self.source is None:
+            raise WorkbenchError("this program has no source to interpret (it was not made by cpsc.compile)")
+        argv = [self.cps.main, *args]
+        if level in ("ast", "cps", "ssa"):
+            return _interpreted(level, self, stdin, argv)
         module = driver.to_ssa_module(self.cps)
-        if level == "ssa":
-            from cpsc.ssa.interp import run_ssa
+        if level == "jit":
+            from cpsc.llvm.jit import run_jit_in_child
 
-            return run_ssa(module, stdin=stdin)
-        from cpsc.llvm.jit import run_jit_in_child
-
-        return run_jit_in_child(driver.to_llvm(module), 2, stdin)
+            return run_jit_in_child(driver.to_llvm(module), 2, stdin, argv)
+        return _built_and_run(module, stdin, argv)
 
     def count(self, stdin: str = "") -> Counter[str]:
         """The CPS interpreter's dynamic counts (values, calls, closure calls, allocations, jumps)."""
@@ -318,6 +312,41 @@ def level_number(level: int | str) -> int:
 
 def _listed(names: list[str], most: int = 12) -> str:
     return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _interpreted(level: str, program: Program, stdin: str, argv: list[str]) -> Outcome:
+    """One of the interpreters, with `argv` as the program's Sys.argv while it runs."""
+    from cpsc.semantics import builtins
+
+    saved = list(builtins.PROGRAM_ARGUMENTS)
+    builtins.PROGRAM_ARGUMENTS[:] = argv
+    try:
+        if level == "ast":
+            from cpsc.syntax.interp import run_ast
+
+            assert program.source is not None
+            return run_ast(program.source, stdin)
+        if level == "cps":
+            from cpsc.cps.interp import run_cps
+
+            return run_cps(program.cps, stdin=stdin)
+        from cpsc.ssa.interp import run_ssa
+
+        return run_ssa(driver.to_ssa_module(program.cps), stdin=stdin)
+    finally:
+        builtins.PROGRAM_ARGUMENTS[:] = saved
+
+
+def _built_and_run(module: Any, stdin: str, argv: list[str]) -> Outcome:
+    """An executable built at -O2, run in a folder of its own."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="cpsc-") as folder:
+        executable = str(Path(folder) / argv[0])
+        driver.native_executable(module, 2, executable, parts=1)
+        done = subprocess.run(argv, executable=executable, input=stdin.encode("latin-1"), capture_output=True)
+    return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
 
 def _same_origins(old: Mapping[str, str], new: Mapping[str, str]) -> dict[str, str]:

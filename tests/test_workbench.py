@@ -26,7 +26,7 @@ def test_every_level_reads_the_input_it_is_given():
 def test_the_ast_level_runs_the_source_and_an_unknown_level_is_refused():
     p = cpsc.compile(SOURCE)
     assert p.run("ast").stdout == p.pipeline(2).run("ast").stdout == "112"
-    with pytest.raises(WorkbenchError, match=r"no level 'bogus' to run at \(the levels: ast, cps, ssa, native\)"):
+    with pytest.raises(WorkbenchError, match=r"no level 'bogus' to run at \(the levels: ast, cps, ssa, jit, native\)"):
         p.run("bogus")
 
 

@@ -22,7 +22,7 @@ from cpsc.llvm.backend import optimize, runtime_library, target_machine
 from cpsc.semantics.values import Outcome
 
 
-def run_jit_in_child(llvm_ir: str, opt: int, stdin: str = "") -> Outcome:
+def run_jit_in_child(llvm_ir: str, opt: int, stdin: str = "", argv: Sequence[str] = ()) -> Outcome:
     """Run `llvm_ir` with the JIT in a child Python process reading `stdin`, capturing what it
     prints: an `exit` or a crash ends the child, not the caller (the REPL's `:run`, the API's `run`)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -30,7 +30,7 @@ def run_jit_in_child(llvm_ir: str, opt: int, stdin: str = "") -> Outcome:
         path.write_text(llvm_ir)
         root = str(Path(__file__).resolve().parents[2])  # cpsc importable even if not installed
         paths = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
-        done = subprocess.run([sys.executable, "-m", "cpsc.llvm.jit", str(path), str(opt)], capture_output=True,
+        done = subprocess.run([sys.executable, "-m", "cpsc.llvm.jit", str(path), str(opt), *argv], capture_output=True,
                               input=stdin.encode("latin-1"), env={**os.environ, "PYTHONPATH": paths})
     return Outcome(done.stdout.decode("latin-1"), done.stderr.decode("latin-1"), done.returncode)
 
@@ -53,5 +53,5 @@ def run_jit(llvm_ir: str, opt: int, argv: Sequence[str] = ()) -> int:
     return int(runtime.fl_run(ctypes.c_void_p(entry)))
 
 
-if __name__ == "__main__":  # `python -m cpsc.llvm.jit FILE.ll OPT`: see `run_jit_in_child`
-    raise SystemExit(run_jit(Path(sys.argv[1]).read_text(), int(sys.argv[2])))
+if __name__ == "__main__":  # `python -m cpsc.llvm.jit FILE.ll OPT [ARGV...]`: see `run_jit_in_child`
+    raise SystemExit(run_jit(Path(sys.argv[1]).read_text(), int(sys.argv[2]), sys.argv[3:]))

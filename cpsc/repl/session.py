@@ -167,7 +167,7 @@ class Session:
         and natively (LLVM's JIT, in a child process), and say whether they agree."""
         program = self._with_expression(text)
         interpreted = after_marker(program.run("cps"))
-        native = after_marker(program.run("native"))
+        native = after_marker(program.run("jit"))
         if interpreted == native:
             return outcome_text(interpreted) + "(interpreted and native agree)\n"
         return ("interpreted:\n" + outcome_text(interpreted) + "native:\n" + outcome_text(native)

@@ -38,6 +38,10 @@ class CompileError(Exception):
         self.message = message
         self.notes = notes
 
+    def __str__(self) -> str:
+        """`file:line:col: error: message`, as the command line says it (without the source line)."""
+        return f"{self.span.file}:{self.span.line}:{self.span.col}: error: {self.message}"
+
 
 class SourceFiles:
     """The texts of the files a compilation read, to quote lines in diagnostics."""
