@@ -134,7 +134,7 @@ def to_llvm(module: ssa_ir.Module, stages: Stages | None = None) -> str:
 
 
 def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stages | None = None,
-                      parts: int | None = None) -> None:
+                      parts: int | None = None, static: bool = False) -> None:
     """Build the executable. A large program is split into parts (`cpsc.llvm.partition`; at
     most `parts` when given) that are lowered and compiled at once, each but the first in a
     process of its own; then `lower` and `llvm-opt` are the longest of any part, and `codegen`
@@ -150,7 +150,7 @@ def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stag
     else:
         objects = _compile_parts(module, opt, count, stages)
     with stages.stage("link"):
-        link(objects, output)
+        link(objects, output, static)
 
 
 def _compile_parts(module: ssa_ir.Module, opt: int, count: int, stages: Stages) -> list[bytes]:

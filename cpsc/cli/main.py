@@ -55,6 +55,8 @@ def _arguments() -> argparse.ArgumentParser:
         if name == "build":
             p.add_argument("-o", dest="output")
             p.add_argument("--emit", choices=EMITS, default="exe")
+            p.add_argument("--static", action="store_true",
+                           help="an executable that needs no shared library (libgc is always linked in)")
             p.add_argument("--parts", type=_positive, metavar="N",
                            help="compile in N parts, in parallel (1: one module, in this process; "
                                 "default: one for a small program, one per processor for a large one)")
@@ -257,7 +259,8 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
         return 0
     if args.command == "build":
         assert output is not None
-        made_atomically(output, lambda name: driver.native_executable(module, args.opt, name, stages, args.parts))
+        made_atomically(output, lambda name: driver.native_executable(module, args.opt, name, stages, args.parts,
+                                                                      args.static))
         return 0
     from cpsc.llvm.jit import run_jit
 

@@ -108,6 +108,9 @@ def emit_assembly(module: llvm.ModuleRef, opt: int) -> str:
 
 
 LIBRARIES = ("-lgc", "-lm", "-lpthread")
+# An executable carries the collector in it, as ocamlopt's carry their runtime: it runs where
+# libgc is not installed (readelf -d lists only libc, libm and the loader).
+STATIC_COLLECTOR = ("-Wl,-Bstatic", "-lgc", "-Wl,-Bdynamic", "-lm", "-lpthread")
 
 
 def compiler() -> str:
@@ -140,11 +143,15 @@ def runtime_library() -> Path:
     return _cached_runtime(".so", ["-shared", "-DFL_NO_MAIN"], LIBRARIES)
 
 
-def link(objects: list[bytes], output: str) -> None:
-    """Link the program's objects (one per part) with the runtime into an executable."""
+FULLY_STATIC = ("-static", "-lgc", "-lm", "-lpthread")
+
+
+def link(objects: list[bytes], output: str, static: bool = False) -> None:
+    """Link the program's objects (one per part) with the runtime into an executable (with
+    `static`, one that needs no shared library at all)."""
     with tempfile.TemporaryDirectory() as tmp:
         paths = [Path(tmp) / f"program{i}.o" for i in range(len(objects))]
         for path, object_code in zip(paths, objects):
             path.write_bytes(object_code)
-        subprocess.run([compiler(), *map(str, paths), str(runtime_object()), "-o", output, *LIBRARIES],
-                       check=True)
+        subprocess.run([compiler(), *map(str, paths), str(runtime_object()), "-o", output,
+                        *(FULLY_STATIC if static else STATIC_COLLECTOR)], check=True)
