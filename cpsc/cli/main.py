@@ -49,7 +49,7 @@ def _arguments() -> argparse.ArgumentParser:
         p.add_argument("--verify", action="store_true", help="run the IR verifiers after every pass")
         p.add_argument("--dump-after", metavar="PASS|all", help="print the CPS IR after a pass")
         p.add_argument("--time-passes", action="store_true", help="time and count each pass")
-        p.add_argument("--remarks", choices=("inline", "specialise", "all"),
+        p.add_argument("--remarks", choices=("inline", "specialise", "contify", "all"),
                        help="print the optimiser's decisions at each call site of the program")
         p.add_argument("--fuel", type=_count, metavar="N", help="stop optimising after N rewrites in all")
         if name == "build":

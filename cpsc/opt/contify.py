@@ -199,6 +199,7 @@ def contify_with_stats(program: Program, context: PassContext | None = None) -> 
                 continue
             if not context.allow("contify", f"{g} into {plan.caller}"):
                 return program, stats
+            _remark(context, plan)
             program = _contify(program, plan, names, facts, sites)
             contified += 1
             stats["functions contified"] += 1
@@ -206,6 +207,15 @@ def contify_with_stats(program: Program, context: PassContext | None = None) -> 
         if not contified:
             break
     return program, stats
+
+
+def _remark(context: PassContext, plan: _Plan) -> None:
+    """Each call that becomes a jump says why (`--remarks=contify`)."""
+    why = ("its one call" if len(plan.sites) == 1
+           else f"each of its {len(plan.sites)} calls is a tail call of {plan.caller}")
+    for site in plan.sites:
+        context.remark("contify", site.loc, f"{plan.function} contified into {plan.caller}: {why}"
+                       + (" (a loop)" if plan.inner else ""))
 
 
 def contify(program: Program) -> Program:

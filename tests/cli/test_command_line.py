@@ -87,3 +87,14 @@ def test_values_that_name_nothing_are_refused(tmp_path, option, said):
     (tmp_path / "prog.fl").write_text(HELLO)
     done = cpsc("interp", option, "prog.fl", cwd=tmp_path)
     assert done.returncode == 2 and said in done.stderr, done.stderr
+
+
+def test_remarks_name_contified_calls_at_the_default_level(tmp_path):
+    """A call that contification makes a jump is a remark too, at -O2 (the default)."""
+    (tmp_path / "prog.fl").write_text("let count n =\n  let rec go i acc = if i = 0 then acc else go (i - 1) (acc + i) in\n"
+                                      "  go n 0\nlet () = print_int (count 10)\n")
+    done = cpsc("interp", "--remarks=all", "prog.fl", cwd=tmp_path)
+    assert done.stdout == "55"
+    assert "prog.fl:3:3: remark: go contified into " in done.stderr and "(a loop)" in done.stderr
+    only = cpsc("interp", "--remarks=contify", "prog.fl", cwd=tmp_path)
+    assert only.stderr.count("remark:") == done.stderr.count("contified")
