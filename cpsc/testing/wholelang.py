@@ -30,6 +30,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -630,26 +631,43 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     first = args.seed if args.seed is not None else int(time.time()) % 1_000_000_000
     print(f"wholelang: seeds {first}..{first + args.count - 1}", file=sys.stderr)
-    seeds = list(range(first, first + args.count))
-    verdicts = _check_all(seeds, not args.no_native, args.jobs)
-    invalid = [v.seed for v in verdicts if not v.valid]
-    found = [v for v in verdicts if v.disagreements]
-    for verdict in found:
-        _report(verdict, args.findings, not args.no_reduce)
-    agreeing = len(verdicts) - len(invalid) - len(found)
-    print(f"wholelang: {agreeing} agree, {len(found)} disagree, {len(invalid)} refused by ocaml "
-          f"(seeds {invalid[:10]})", file=sys.stderr)
+    signal.signal(signal.SIGTERM, _stop)
+    invalid: list[int] = []
+    found: list[Verdict] = []
+    checked = 0
+    try:
+        for verdict in _check_all(list(range(first, first + args.count)), not args.no_native, args.jobs):
+            checked += 1
+            if not verdict.valid:
+                invalid.append(verdict.seed)
+            elif verdict.disagreements:
+                found.append(verdict)
+                _report(verdict, args.findings, not args.no_reduce)
+    except KeyboardInterrupt:
+        print("\nwholelang: stopped", file=sys.stderr)
+    agreeing = checked - len(invalid) - len(found)
+    print(f"\nwholelang: {checked} checked: {agreeing} agree, {len(found)} disagree "
+          f"({', '.join(str(v.seed) for v in found)}), {len(invalid)} refused by ocaml", file=sys.stderr)
     print(f"{agreeing} passed, {len(found)} failed")
     return 1 if found else 0
 
 
-def _check_all(seeds: list[int], native: bool, jobs: int) -> list[Verdict]:
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _check_all(seeds: list[int], native: bool, jobs: int) -> Iterator[Verdict]:
+    """The verdicts in the order of the seeds, each as soon as it and those before it are known."""
     if jobs <= 1:
-        return [_checked(seed, native) for seed in seeds]
+        yield from (_checked(seed, native) for seed in seeds)
+        return
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(jobs) as pool:
-        return list(pool.map(_checked, seeds, [native] * len(seeds)))
+    pool = ProcessPoolExecutor(jobs)
+    try:
+        yield from pool.map(_checked, seeds, [native] * len(seeds))
+    finally:  # stopped early: the programs not started yet are dropped, not waited for
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _checked(seed: int, native: bool) -> Verdict:
