@@ -61,9 +61,10 @@ let {PREFIX}_float p f =
   if s.[0] = '-' then {PREFIX}_paren p s else s
 (* as OCaml's toplevel (its print length, 300): each value shown takes a step; once they are
    spent, a value is `...`, which ends the list or tuple it is in (a record field is `...` alone); a string is cut *)
+let {PREFIX}_print_length = ref 300  (* #print_length *)
 let {PREFIX}_steps = ref 300
 let {PREFIX}_step show p v = decr {PREFIX}_steps; if !{PREFIX}_steps < 0 then "..." else show p v
-let {PREFIX}_top show v = {PREFIX}_steps := 300; {PREFIX}_step show false v
+let {PREFIX}_top show v = {PREFIX}_steps := !{PREFIX}_print_length; {PREFIX}_step show false v
 let {PREFIX}_cut items =
   let rec go shown items = match items with
     | [] -> List.rev shown

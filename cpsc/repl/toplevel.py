@@ -81,6 +81,8 @@ class Toplevel:
         # the modules the accepted phrases declared, beside the prelude's
         self.module_scope: Scope = prelude_modules()
         self._visible: dict[str, str] = {}  # the phrase's constructors by their short names
+        self.print_length = 300  # OCaml's #print_length: the values an answer shows
+        self.modules_shown: dict[str, str] = {}  # what was said of each module declared (#show_module)
         self._base_printers = self._parse(BASE_PRINTERS, "<repl>")
         self._marker = self._parse(f"let () = print_string {_fl_string(MARKER)}; prerr_string {_fl_string(MARKER)}",
                                    "<repl>")
@@ -110,12 +112,15 @@ class Toplevel:
         lines = self._module_lines(scope.reports, kept, checked)
         if lines:
             shown.extend(self._parse(lines, "<repl>"))
+        if self.print_length != 300:
+            shown[:0] = self._parse(f"let () = {PREFIX}_print_length := {self.print_length}", "<repl>")
         outcome = self._run(shown, file)
         if outcome.status == 0:
             self.declarations.extend(declarations)
             self.module_scope = scope
             self.code.extend(kept)
             self.accepted += 1
+            self.modules_shown.update(_modules_said(outcome_text(outcome)))
         else:
             self.weak_variables = weak_variables  # OCaml numbers those it has shown
         return outcome_text(outcome)
@@ -423,6 +428,23 @@ def after_marker(outcome: Outcome) -> Outcome:
 # What OCaml's toplevel says of these two exceptions, raised or met, instead of `Exception: E.`
 _DURING_EVALUATION = {"Exception: Stack_overflow.\n": "Stack overflow during evaluation (looping recursion?).\n",
                       "Exception: Out_of_memory.\n": "Out of memory during evaluation.\n"}
+
+
+def _modules_said(text: str) -> dict[str, str]:
+    """Each `module M : ...` answer of a phrase (with its indented lines), by the module's name."""
+    said: dict[str, str] = {}
+    name = None
+    for line in text.splitlines(keepends=True):
+        match = re.match(r"module (?:type )?([A-Z]\w*)", line)
+        if match:
+            name = match.group(1) if not line.startswith("module type") else None
+            if name is not None:
+                said[name] = line
+        elif name is not None and line.startswith(" "):
+            said[name] += line
+        else:
+            name = None
+    return said
 
 
 def outcome_text(outcome: Outcome) -> str:

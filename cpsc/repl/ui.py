@@ -5,11 +5,14 @@ from a pipe), lines are read plainly, so a session can be scripted."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable, Iterator
 
 from cpsc.deep_stack import call_with_deep_stack
+from cpsc.repl import directives
 from cpsc.repl.commands import COMMANDS, Quit, execute
+from cpsc.repl.directives import is_directive
 from cpsc.repl.session import Session
 from cpsc.workbench import WorkbenchError
 
@@ -17,9 +20,47 @@ BANNER = "cpsc toplevel: FL phrases end with ;;  (:help for commands, :quit or C
 
 
 def _complete_end(text: str) -> bool:
-    """A phrase is complete when it ends with `;;` (outside a string or a comment, roughly:
-    what OCaml's toplevel looks for too)."""
-    return text.rstrip().endswith(";;")
+    """A phrase is complete when it ends with `;;` outside a string literal, a quoted string
+    `{|...|}`, a character literal and a comment (what OCaml's lexer decides: `let s = "a;;`
+    goes on on the next line)."""
+    return text.rstrip().endswith(";;") and _outside_literals(text.rstrip())
+
+
+_QUOTED = re.compile(r"\{([a-z_]*)\|")
+_CHAR = re.compile(r"'(?:\\(?:[\\'\"ntbr ]|\d{3}|x[0-9a-fA-F]{2}|o[0-7]{3})|[^\\'])'")
+
+
+def _outside_literals(text: str) -> bool:
+    """Whether the end of `text` is outside every string, quoted string and comment."""
+    i, depth, n = 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("(*", i):
+            depth, i = depth + 1, i + 2
+        elif depth and text.startswith("*)", i):
+            depth, i = depth - 1, i + 2
+        elif c == '"':
+            i = _string_end(text, i + 1)
+        elif c == "{" and (quoted := _QUOTED.match(text, i)):
+            close = text.find("|" + quoted.group(1) + "}", i + len(quoted.group(0)))
+            i = n + 1 if close < 0 else close + len(quoted.group(1)) + 2
+        elif c == "'" and (char := _CHAR.match(text, i)):
+            i = char.end()
+        else:
+            i += 1
+    return depth == 0 and i == n
+
+
+def _string_end(text: str, i: int) -> int:
+    """Just after the string literal whose contents start at `i` (past the end: unterminated)."""
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text[i] == '"':
+            return i + 1
+        else:
+            i += 1
+    return len(text) + 1
 
 
 CANCELLED = "\x03"  # what the terminal's lines give for Ctrl-C at the prompt
@@ -65,6 +106,8 @@ def _respond(session: Session, text: str) -> str:
     try:
         if text.strip().startswith(":"):
             return execute(session, text)
+        if is_directive(text):
+            return directives.execute(session, text)
         return session.phrase(text)
     except WorkbenchError as error:  # the session's own (SessionError) among them
         message = str(error)
