@@ -11,9 +11,9 @@ current version's code again with the expression added and replay the version's 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cpsc.repl.toplevel import SessionError, Toplevel, after_marker, outcome_text
 from cpsc.workbench import Program
@@ -52,6 +52,22 @@ class Session:
         except OSError as error:
             raise SessionError(f"cannot read {path}: {error.strerror}") from None
         return self.phrase(text)
+
+    def completions(self, word: str) -> list[str]:
+        """The names a user can type that start with `word`, as typed (`List.fold_` gives
+        `List.fold_left` and `List.fold_right`): the prelude's and the session's values and
+        modules, a module's members after its path; never the compiler's own names."""
+        *path, last = word.split(".")
+        members: Any = self.toplevel.module_scope
+        for name in path:
+            members = members.modules.get(name)
+            if members is None:
+                return []
+        names = set(members.values) | {m + "." for m in members.modules} | set(members.constructors)
+        if not path:
+            names |= set(_prelude_values()) | set(self.toplevel.top_level_names())
+        prefix = "".join(p + "." for p in path)
+        return sorted(prefix + n for n in names if n.startswith(last) and _typable(n))
 
     def type_of(self, text: str) -> str:
         return self.toplevel.type_of(text)
@@ -157,10 +173,10 @@ class Session:
         return "wrote " + " and ".join(written) + "\n"
 
     # ------------------------------------------------------------ running the current version
-    def _with_expression(self, text: str) -> Program:
-        """The current version's program with `text` evaluated and shown at the end of main,
+    def _with_expression(self, text: str, show: bool = True) -> Program:
+        """The current version's program with `text` evaluated (and shown) at the end of main,
         the version's steps replayed on it."""
-        return self.program.replayed_on(*self.toplevel.program_with(text, self.version.declarations))
+        return self.program.replayed_on(*self.toplevel.program_with(text, self.version.declarations, show))
 
     def run(self, text: str) -> str:
         """Evaluate an expression with the current version of the code, in the CPS interpreter
@@ -174,10 +190,27 @@ class Session:
                 + "(interpreted and native DISAGREE)\n")
 
     def count(self, text: str) -> str:
-        """The CPS interpreter's dynamic counts for an expression, on the current version."""
-        outcome, counts = self._with_expression(text).run_counted()
-        return outcome_text(after_marker(outcome)) + "".join(f"{key:<16} {value}\n"
-                                                             for key, value in sorted(Counter(counts).items()))
+        """The CPS interpreter's dynamic counts of evaluating an expression, on the current
+        version: the program's with the expression, less the same program's with `()` in its
+        place (the session's set-up, the printers), so that they are the expression's own."""
+        outcome, _ = self._with_expression(text).run_counted()
+        _, with_it = self._with_expression(text, show=False).run_counted()
+        _, without = self._with_expression("()", show=False).run_counted()
+        from cpsc.cps.interp import COUNTED
+
+        own = {key: max(0, with_it[key] - without[key]) for key in sorted(COUNTED)}
+        return outcome_text(after_marker(outcome)) + "".join(f"{key:<16} {value}\n" for key, value in own.items())
+
+
+def _prelude_values() -> list[str]:
+    from cpsc.types.prelude import checked_prelude
+
+    return [name for name in checked_prelude().env if _typable(name)]
+
+
+def _typable(name: str) -> bool:
+    """A name of the language a user may type (not an operator, not the library's own `fl_`)."""
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_']*\.?", name) is not None and not name.startswith(("fl_", "cpsc__"))
 
 
 def _summary(text: str) -> str:

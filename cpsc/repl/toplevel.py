@@ -36,7 +36,7 @@ from cpsc.repl.show import (
 )
 from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
-from cpsc.syntax.diagnostics import CompileError, SourceFiles, render, terminal_text
+from cpsc.syntax.diagnostics import CompileError, SourceFiles, Span, render, terminal_text
 from cpsc.syntax.module_ast import Constrained, ModuleDecl, ModulePath, ModuleTypeDecl, ModuleTypePath
 from cpsc.syntax.modules import Env, FunctorValue, ModuleReport, Scope
 from cpsc.syntax.parser import parse_module
@@ -82,6 +82,7 @@ class Toplevel:
         self.module_scope: Scope = prelude_modules()
         self._visible: dict[str, str] = {}  # the phrase's constructors by their short names
         self.print_length = 300  # OCaml's #print_length: the values an answer shows
+        self._wrapped: set[str] = set()  # the files whose first line is ours (`_parse_named`)
         self.modules_shown: dict[str, str] = {}  # what was said of each module declared (#show_module)
         self._base_printers = self._parse(BASE_PRINTERS, "<repl>")
         self._marker = self._parse(f"let () = print_string {_fl_string(MARKER)}; prerr_string {_fl_string(MARKER)}",
@@ -249,12 +250,32 @@ class Toplevel:
         functor_path = check.functor if check is not None else name
         return functor_signature(name, parameters, _parameters_named(members, functor_path), indent)
 
+    def top_level_names(self) -> list[str]:
+        """The values the session's phrases declared."""
+        return [var.name for d in self.declarations if isinstance(d, ast.LetDecl) for var in _bound_vars(d)]
+
     def type_of(self, text: str) -> str:
         """`- : t` for an expression, without running it."""
         self.phrases += 1
-        declarations = self._parse(f"let cpsc__type = ({text})", f"[{self.phrases}]", self.module_scope.copy())
+        declarations = self._parse_named("cpsc__type", text, f"[{self.phrases}]")
         checked = self._check(self.declarations + declarations)
         return f"- : {show(_scheme_type(checked.typing, _bound_vars(declarations[-1])[0]))}\n"
+
+    def _parse_named(self, name: str, expression: str, file: str) -> list[ast.Declaration]:
+        """`let name = expression` (for `:type`, `:run`, `:count`), the binding on a line of its
+        own before what the user typed: a diagnostic is located in the user's text (`_located`)."""
+        self._wrapped.add(file)
+        declarations = self._parse(f"let {name} =\n{expression}", file, self.module_scope.copy())
+        self.sources.add(file, expression)
+        return declarations
+
+    def _located(self, error: CompileError) -> CompileError:
+        """The error located in what the user typed, where its text went after a line of ours."""
+        span = error.span
+        if span.file not in self._wrapped or span.line < 2:
+            return error
+        return CompileError(Span(span.file, span.line - 1, span.col, span.end_line - 1, span.end_col),
+                            error.message, error.notes)
 
     def _parse(self, text: str, file: str, scope: Scope | None = None) -> list[ast.Declaration]:
         """The declarations of a phrase (in `scope`, which it updates: the user's phrases) or
@@ -263,13 +284,14 @@ class Toplevel:
         try:
             return list(parse_module(text, file, prelude_modules() if scope is None else scope).declarations)
         except CompileError as error:
-            raise SessionError(render(error, self.sources)) from None
+            self.sources.add(file, text.split("\n", 1)[1] if file in self._wrapped else text)
+            raise SessionError(render(self._located(error), self.sources)) from None
 
     def _check(self, declarations: list[ast.Declaration]) -> Checked:
         try:
             typing, datatypes = driver.type_check(ast.Module(tuple(declarations), (UNIT_FILE,)))
         except CompileError as error:
-            raise SessionError(render(error, self.sources)) from None
+            raise SessionError(render(self._located(error), self.sources)) from None
         return Checked(tuple(declarations), typing, datatypes)
 
     def _report(self, declaration: ast.Declaration, checked: Checked) -> str:
@@ -343,15 +365,16 @@ class Toplevel:
         cps, origins = cps_convert_with_origins(typed)
         return cps, typed, origins
 
-    def program_with(self, expression: str, declarations: int) -> tuple[CpsProgram, ast.Program, dict[str, str]]:
-        """The same with `expression` evaluated and shown at the end of main; what it prints
-        comes after `MARKER` (`after_marker`)."""
+    def program_with(self, expression: str, declarations: int,
+                     show: bool = True) -> tuple[CpsProgram, ast.Program, dict[str, str]]:
+        """The same with `expression` evaluated and (with `show`) shown at the end of main;
+        what it prints comes after `MARKER` (`after_marker`)."""
         self.phrases += 1
         file = f"[{self.phrases}]"
         code = self.declarations[:declarations]
-        named = self._parse(f"let cpsc__it = ({expression})", file, self.module_scope.copy())
+        named = self._parse_named("cpsc__it", expression, file)
         checked = self._check(code + named)
-        shown = self._parse(self._report(named[0], checked), "<repl>")
+        shown = self._parse(self._report(named[0], checked), "<repl>") if show else []
         typed = self._front_end(self._base_printers + code + self._marker + named + shown, file, keep=True)
         cps, origins = cps_convert_with_origins(typed)
         return cps, typed, origins

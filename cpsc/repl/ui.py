@@ -131,8 +131,10 @@ def _completer(session: Session):  # type: ignore[no-untyped-def]
         def get_completions(self, document, complete_event) -> Iterable[Completion]:  # type: ignore[no-untyped-def]
             text = document.text_before_cursor
             if not text.startswith(":"):
-                word = document.get_word_before_cursor(WORD=True)
-                yield from _matching(word, session.function_names())
+                word = re.search(r"[A-Za-z0-9_'.]*$", text)
+                typed = word.group(0) if word else ""
+                for name in session.completions(typed):
+                    yield Completion(name, start_position=-len(typed))
                 return
             words = text[1:].split(" ")
             if len(words) == 1:

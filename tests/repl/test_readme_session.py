@@ -70,3 +70,34 @@ def _calls(counts: str) -> int:
     match = re.search(r"^calls\s+(\d+)$", counts, re.M)
     assert match is not None, counts
     return int(match.group(1))
+
+
+def test_count_counts_the_expressions_own_work():
+    """Not the session's set-up (137 allocations after one declaration, before): `()` costs
+    nothing, and a call of a function of one addition two values, one call, no allocation."""
+    session = Session()
+    respond(session, "let f x = x + 1;;")
+    nothing = respond(session, ":count ()")
+    assert nothing.startswith("- : unit = ()\n") and set(re.findall(r"\s(\d+)$", nothing, re.M)) == {"0"}
+    one = respond(session, ":count f 2")
+    assert "- : int = 3\n" in one and re.search(r"^allocations\s+0$", one, re.M) and re.search(r"^calls\s+[12]$", one, re.M)
+
+
+@pytest.mark.parametrize("command", [":type", ":run", ":count"])
+def test_an_error_in_an_expression_is_located_in_what_was_typed(command):
+    session = Session()
+    respond(session, "let f x = x + 1;;")
+    answer = respond(session, f'{command} f "a"')
+    assert re.match(r"\[\d+\]:1:3: error: This expression has type string", answer), answer
+    assert '1 | f "a"\n' in answer and "cpsc__" not in answer
+
+
+def test_completion_offers_the_names_a_user_types():
+    """Source names, in a fresh session too: never an instance the compiler made of one."""
+    session = Session()
+    assert session.completions("List.fold_") == ["List.fold_left", "List.fold_left2", "List.fold_left_map",
+                                                 "List.fold_right", "List.fold_right2"]
+    assert "print_endline" in session.completions("print_")
+    respond(session, "let total l = List.fold_left ( + ) 0 l;;")
+    assert session.completions("tot") == ["total"]
+    assert not [n for n in session.completions("") if "_int" in n and n.startswith(("List.", "total"))]
