@@ -690,8 +690,18 @@ def _report(verdict: Verdict, folder: Path, reduce_it: bool) -> None:
     if reduce_it:
         level = next(iter(verdict.disagreements))
         small = reduce(source, disagrees_at(level))
-        (folder / f"seed{verdict.seed}.reduced.ml").write_text(small, encoding="latin-1")
+        _write_test(folder / f"seed{verdict.seed}", small, level)
         print(f"seed {verdict.seed} reduced ({level}):\n{small}", file=sys.stderr)
+
+
+def _write_test(base: Path, program: str, level: str) -> None:
+    """The reduced program as a test of tests/programs: `.fl` (checked at every level) and
+    `.expected` (what `ocaml` prints)."""
+    expected = run_ocaml(program)
+    text = f"(* Found by scripts/wholelang: it disagreed with ocaml at {level}. cpsc-test: every-level *)\n{program}"
+    base.with_suffix(".fl").write_text(text, encoding="latin-1")
+    if expected is not None:
+        base.with_suffix(".expected").write_text(expected.stdout, encoding="latin-1")
 
 
 if __name__ == "__main__":
