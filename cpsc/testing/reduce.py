@@ -105,8 +105,9 @@ def _words(text: str) -> list[str]:
     return words
 
 
-def reduce(text: str, test: Test, log: Callable[[str], None] = lambda _: None) -> str:
-    """`text` made as small as the steps above can while `test` holds (it must hold of `text`)."""
+def reduce(text: str, test: Test, log: Callable[[str], None] = lambda _: None, fine: bool = True) -> str:
+    """`text` made as small as the steps above can while `test` holds (it must hold of `text`);
+    without `fine`, only the coarser steps (much faster: items, lines and groups, no single tokens)."""
     if not test(text):
         raise ValueError("the test does not hold of the original program")
     while True:
@@ -114,7 +115,8 @@ def reduce(text: str, test: Test, log: Callable[[str], None] = lambda _: None) -
         text = "".join(ddmin(top_level_items(text), lambda items: test("".join(items))))
         text = "".join(ddmin(text.splitlines(keepends=True), lambda lines: test("".join(lines))))
         text = _reduce_groups(text, test)
-        text = "".join(ddmin(_words(text), lambda parts: test("".join(parts))))
+        if fine:
+            text = "".join(ddmin(_words(text), lambda parts: test("".join(parts))))
         log(f"reduce: {len(before)} -> {len(text)} characters")
         if text == before:
             return text

@@ -56,7 +56,7 @@ for seed in range(300):
         if verdict.disagreements:
             break
 print(sorted(verdict.disagreements))
-print(reduce(source, wholelang.disagrees_at("ssa-O2")))
+print(reduce(source, wholelang.disagrees_at("ssa-O2"), fine=False))
 """
 
 
