@@ -4,6 +4,7 @@ IR text it shows (a test that fails when they drift apart)."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,26 @@ def test_every_link_and_named_page_resolves(document):
         if "*" not in path and path not in MADE_BY_THE_READER:
             assert (README.parent / path).exists(), path
     assert "LANGUAGE.md" not in text and "DESIGN.md" not in text
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+
+
+def test_the_python_session_runs(tmp_path, monkeypatch):
+    """The README's API snippet, on the toplevel session's program, runs and prints its answer."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prog.fl").write_text("let square x = x * x\nlet rec map f = function [] -> [] | x :: r -> f x :: map f r\n"
+                                      "let sum l = List.fold_left (+) 0 (map square l)\nlet () = print_int (sum [1; 2; 3])\n")
+    printed: list[str] = []
+    monkeypatch.setattr("builtins.print", lambda *values, **_: printed.append(" ".join(map(str, values))))
+    snippet = _python_blocks()[0]
+    exec(compile(snippet.replace("q.cfg(\"sum\")", "q.cfg(\"sum\") if shutil.which(\"dot\") else None"),  # noqa: S102
+                 "README.md", "exec"), {"shutil": shutil})
+    assert printed[0].startswith("---") and "+    let r." in printed[0]
+    assert printed[1].startswith("14 Counter(") or printed[1].startswith("14 {")
+
+
+def test_the_pass_shown_is_the_example_whole():
+    shown = next(block for block in _python_blocks() if "def strength_reduce" in block)
+    assert shown == (README.parent / "examples" / "passes" / "strength.py").read_text()
