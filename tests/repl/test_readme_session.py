@@ -101,3 +101,13 @@ def test_completion_offers_the_names_a_user_types():
     respond(session, "let total l = List.fold_left ( + ) 0 l;;")
     assert session.completions("tot") == ["total"]
     assert not [n for n in session.completions("") if "_int" in n and n.startswith(("List.", "total"))]
+
+
+def test_the_terminal_completes_the_word_before_the_cursor():
+    from prompt_toolkit.document import Document
+
+    from cpsc.repl.ui import _completer
+
+    completer = _completer(Session())
+    texts = [c.text for c in completer.get_completions(Document("let y = List.fold_r"), None)]
+    assert texts == ["List.fold_right", "List.fold_right2"]
