@@ -11,6 +11,7 @@ functions and from labels to continuations; scope is dominance, checked by the v
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -37,9 +38,13 @@ class Var:
         self.type = type
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(slots=True, eq=False)
 class Const:
-    """A literal: int, float, bool, char (1-char str), string, or unit (None)."""
+    """A literal: int, float, bool, char (1-char str), string, or unit (None).
+
+    Two float constants are equal when their bits are: Python's `-0.0 == 0.0` would let a
+    pass take one for the other (`phi(-0.0, 0.0) = 0.0` made `Float.min (-0.) 0.` print 0), and
+    its NaNs equal nothing, not even themselves, and hash by identity."""
 
     value: Any  # not `object`: mypyc then fails at import (KeyError: 'object')
     type: Type
@@ -47,6 +52,23 @@ class Const:
     def __init__(self, value: Any, type: Type) -> None:
         self.value = value
         self.type = type
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Const):
+            return NotImplemented
+        if self.type != other.type:
+            return False
+        if isinstance(self.value, float) and isinstance(other.value, float):
+            return _float_bits(self.value) == _float_bits(other.value)
+        return bool(self.value == other.value)
+
+    def __hash__(self) -> int:
+        value = self.value
+        return hash((_float_bits(value) if isinstance(value, float) else value, self.type))
+
+
+def _float_bits(x: float) -> bytes:
+    return struct.pack("<d", x)
 
 
 Operand = Union[Var, Const]

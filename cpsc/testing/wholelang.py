@@ -465,6 +465,20 @@ class Gen:
                   f"  let a = next () in let b = next () in reset (); let c = get () in\n"
                   f"  Printf.printf \"| %d %d %d\\n\" a b c")
 
+    def piece_floats(self) -> None:
+        """Signed zeros, infinities and NaN through Float's functions and joins of branches
+        (a phi of -0. and 0. is not a copy of one value)."""
+        def value() -> str:
+            return self.pick(["0.", "(-0.)", "1.5", "(-2.25)", "infinity", "neg_infinity", "nan", "(-. nan)", "1e-300"])
+        pairs = "[" + "; ".join(f"({value()}, {value()})" for _ in range(self.random.randint(1, 4))) + "]"
+        self.emit(f"let () =\n  List.iter (fun (a, b) ->\n"
+                  f"    let pick = if a < b then a else if {self.pick(['true', 'false', 'a = b'])} then -0. else 0. in\n"
+                  f"    Printf.printf \"%g %g %g %g %h %b %d|\" (Float.min a b) (Float.max a b) (copysign 1. pick) pick\n"
+                  f"      (Float.abs a) (Float.equal a b) (compare a b)) {pairs};\n  print_newline ()")
+        # the same on constants, which inlining folds into joins of constants
+        self.emit(f"let () = Printf.printf \"%g %g %g\\n\" (Float.min {value()} {value()}) (Float.max {value()} {value()}) "
+                  f"(if {self.int_expr(1)} > {self.int_literal()} then {value()} else {value()})")
+
     def piece_sorting(self) -> None:
         pairs = "; ".join(f"({self.int_literal(0, 4)}, {self.word()})" for _ in range(self.random.randint(0, 9)))
         self.emit(f"let () =\n  let l = [{pairs}] in\n  let cmp (a, _) (b, _) = compare a b in\n"
