@@ -1025,6 +1025,27 @@ class _ToAst:
         name = "~-." if str(op) == "-." else "~-"
         return ast.App(ast.Var(name, self._tok_span(op)), operand, span)
 
+    def positive(self, op: Token, operand: ast.Expr) -> ast.Expr:
+        """`+e` and `+.e`, OCaml's prefix plus: a literal's sign (`+3`, `+2.0`, `+5L`), else the
+        identity on ints (`~+`) or floats (`~+.`), here `(e : int)` or `(e : float)`."""
+        sign = str(op)
+        if sign not in ("+", "+."):
+            raise CompileError(self._tok_span(op), "Syntax error")
+        span = self._span((op, operand))
+        if isinstance(operand, ast.Const) and (operand.kind == "float" or (operand.kind == "int" and sign == "+")):
+            return replace(operand, span=span)
+        if _is_sized_literal(operand) and sign == "+":
+            return replace(operand, span=span)
+        return ast.Annot(operand, ast.TyName("float" if sign == "+." else "int", (), self._tok_span(op)), span)
+
+    def ppos_literal(self, op: Token, tok: Token) -> ast.Pattern:
+        """`+3`, `+2.0` in a pattern (OCaml's signed constants)."""
+        if str(op) != "+":
+            raise CompileError(self._tok_span(op), "Syntax error")
+        literal = self.pfloat(tok) if tok.type == "FLOAT" else self.pint(tok)
+        assert isinstance(literal, ast.PConst)
+        return replace(literal, span=self._span((op, tok)))
+
     def apply(self, function: ast.Expr, *arguments: ast.Expr | Labelled) -> ast.Expr:
         """`f a1 ... an`, the whole spine at once so that labelled arguments can be ordered."""
         for argument in arguments:
