@@ -115,5 +115,6 @@ def test_there_is_no_import_cycle():
 
 
 def test_the_ir_file_holds_the_nodes_only():
-    assert len((PACKAGE / "cps" / "ir.py").read_text().splitlines()) < 420
+    # (the nodes and their equality: Const's compares floats by their bits)
+    assert len((PACKAGE / "cps" / "ir.py").read_text().splitlines()) < 435
     assert "planted" not in "".join(p.read_text() for p in (PACKAGE / "opt").glob("*.py"))

@@ -40,11 +40,7 @@ class Var:
 
 @dataclass(slots=True, eq=False)
 class Const:
-    """A literal: int, float, bool, char (1-char str), string, or unit (None).
-
-    Two float constants are equal when their bits are: Python's `-0.0 == 0.0` would let a
-    pass take one for the other (`phi(-0.0, 0.0) = 0.0` made `Float.min (-0.) 0.` print 0), and
-    its NaNs equal nothing, not even themselves, and hash by identity."""
+    """A literal: int, float, bool, char (1-char str), string, or unit (None)."""
 
     value: Any  # not `object`: mypyc then fails at import (KeyError: 'object')
     type: Type
@@ -53,22 +49,16 @@ class Const:
         self.value = value
         self.type = type
 
+    # Floats by their bits: Python's -0.0 == 0.0 made a join of the two a copy of one
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Const):
-            return NotImplemented
-        if self.type != other.type:
-            return False
-        if isinstance(self.value, float) and isinstance(other.value, float):
-            return _float_bits(self.value) == _float_bits(other.value)
-        return bool(self.value == other.value)
+        return isinstance(other, Const) and self.type == other.type and _bits(self.value) == _bits(other.value)
 
     def __hash__(self) -> int:
-        value = self.value
-        return hash((_float_bits(value) if isinstance(value, float) else value, self.type))
+        return hash((_bits(self.value), self.type))
 
 
-def _float_bits(x: float) -> bytes:
-    return struct.pack("<d", x)
+def _bits(value: Any) -> Any:
+    return struct.pack("<d", value) if isinstance(value, float) else value
 
 
 Operand = Union[Var, Const]
