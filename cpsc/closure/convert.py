@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pyrsistent import pmap
 
 from cpsc.cps import ir
-from cpsc.cps.graphs import strongly_connected_components
+from cpsc.cps.graphs import nodes_on_cycles, strongly_connected_components
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
 from cpsc.cps.rewrite import rename_cont, split_cont
@@ -144,11 +144,7 @@ def _defined_repeatedly(conts: list[ir.Cont]) -> set[str]:
     """The variables defined in continuations on a cycle of the control-flow graph (with each
     callc's return point a block of its own, so a loop through one is seen)."""
     pieces = [piece for cont in conts for piece in split_cont(cont)]
-    successors = {piece.label: list(piece.successor_labels) for piece in pieces}
-    labels = sorted(successors)
-    successors = {label: [s for s in targets if s in successors] for label, targets in successors.items()}
-    on_cycle = {label for component in strongly_connected_components(labels, successors)
-                for label in component if len(component) > 1 or label in successors[label]}
+    on_cycle = nodes_on_cycles({piece.label: list(piece.successor_labels) for piece in pieces})
     return {name for piece in pieces if piece.label in on_cycle for name in piece.introduced_names}
 
 

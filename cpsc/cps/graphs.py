@@ -61,3 +61,11 @@ class Groups:
 
     def join(self, a: str, b: str) -> None:
         self.parent[self.leader(b)] = self.leader(a)
+
+
+def nodes_on_cycles(edges: dict[str, list[str]]) -> set[str]:
+    """The nodes of `edges` that lie on a cycle (a loop to themselves included); edges to nodes
+    outside `edges` are left out."""
+    inside = {node: [s for s in targets if s in edges] for node, targets in edges.items()}
+    return {node for component in strongly_connected_components(sorted(inside), inside)
+            for node in component if len(component) > 1 or node in inside[node]}

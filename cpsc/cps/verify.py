@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from cpsc.cps import ir
 from cpsc.cps.dominance import Dominators
-from cpsc.cps.graphs import strongly_connected_components
+from cpsc.cps.graphs import nodes_on_cycles
 from cpsc.cps.primops import GENERIC, PRIMOPS, is_data, never_returns
 from cpsc.cps.printer import show_type
 from cpsc.cps.program import Program, function_conts
@@ -339,9 +339,7 @@ class Verifier:
     def check_globals_stored_once(self) -> None:
         p = self.program
         conts = [p.conts[label] for label in function_conts(p, p.main)]
-        successors = {c.label: [s for s in c.successor_labels if s in p.conts] for c in conts}
-        on_cycle = {label for component in strongly_connected_components(sorted(successors), successors)
-                    for label in component if len(component) > 1 or label in successors[label]}
+        on_cycle = nodes_on_cycles({c.label: list(c.successor_labels) for c in conts})
         stored: set[str] = set()
         for cont in p.conts.values():
             for b in cont.bindings:
