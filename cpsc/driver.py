@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from cpsc.closure.convert import closure_convert
 from cpsc.cps.program import Program
+from cpsc.cps.sites import DebugSites
 from cpsc.llvm.backend import ForkedCompile, compile_timed, emit_object, link, optimize
 from cpsc.llvm.lower import functions_that_may_raise, lower_module, lower_part
 from cpsc.llvm.partition import part_count, partition
@@ -84,9 +85,10 @@ def _prelude_declarations(typing: Typing) -> tuple[ast.Declaration, ...]:
                                                  and d.bindings[0].pattern.name == FORMAT_AT_EXIT))
 
 
-def to_cps(program: ast.Program, stages: Stages | None = None) -> Program:
+def to_cps(program: ast.Program, stages: Stages | None = None, sites: DebugSites | None = None) -> Program:
+    """The CPS IR of the program; with `sites` (-g), what backtraces and DWARF need is noted."""
     with (stages or Stages()).stage("cps"):
-        return cps_convert(program)
+        return cps_convert(program, sites)
 
 
 def optimise(program: Program, passes: list[str], verify_each: bool = False,
@@ -128,13 +130,13 @@ def to_ssa_module(program: Program, verify_each: bool = False,
         return module
 
 
-def to_llvm(module: ssa_ir.Module, stages: Stages | None = None) -> str:
+def to_llvm(module: ssa_ir.Module, stages: Stages | None = None, sites: DebugSites | None = None) -> str:
     with (stages or Stages()).stage("lower"):
-        return str(lower_module(module))
+        return str(lower_module(module, sites))
 
 
 def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stages | None = None,
-                      parts: int | None = None, static: bool = False) -> None:
+                      parts: int | None = None, static: bool = False, sites: DebugSites | None = None) -> None:
     """Build the executable. A large program is split into parts (`cpsc.llvm.partition`; at
     most `parts` when given) that are lowered and compiled at once, each but the first in a
     process of its own; then `lower` and `llvm-opt` are the longest of any part, and `codegen`
@@ -142,25 +144,26 @@ def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stag
     stages = stages or Stages()
     count = part_count(module) if parts is None else parts
     if count == 1:
-        llvm_ir = to_llvm(module, stages)
+        llvm_ir = to_llvm(module, stages, sites)
         with stages.stage("llvm-opt"):
             optimized = optimize(llvm_ir, opt)
         with stages.stage("codegen"):
             objects = [emit_object(optimized, opt)]
     else:
-        objects = _compile_parts(module, opt, count, stages)
+        objects = _compile_parts(module, opt, count, stages, sites)
     with stages.stage("link"):
         link(objects, output, static)
 
 
-def _compile_parts(module: ssa_ir.Module, opt: int, count: int, stages: Stages) -> list[bytes]:
+def _compile_parts(module: ssa_ir.Module, opt: int, count: int, stages: Stages,
+                   sites: DebugSites | None) -> list[bytes]:
     start = time.perf_counter()
     split = partition(module, count)
     may_raise = functions_that_may_raise(module)
     with tempfile.TemporaryDirectory() as folder:
-        others = [ForkedCompile(functools.partial(_lowered_part, module, part, may_raise), opt, folder)
+        others = [ForkedCompile(functools.partial(_lowered_part, module, part, may_raise, sites), opt, folder)
                   for part in split[1:]]
-        results = [compile_timed(functools.partial(_lowered_part, module, split[0], may_raise), opt)]
+        results = [compile_timed(functools.partial(_lowered_part, module, split[0], may_raise, sites), opt)]
         results += [other.result() for other in others]
     lowering = max(r[1] for r in results)
     optimizing = max(r[2] for r in results)
@@ -170,5 +173,5 @@ def _compile_parts(module: ssa_ir.Module, opt: int, count: int, stages: Stages) 
     return [r[0] for r in results]
 
 
-def _lowered_part(module: ssa_ir.Module, part: set[str], may_raise: set[str]) -> str:
-    return str(lower_part(module, part, may_raise))
+def _lowered_part(module: ssa_ir.Module, part: set[str], may_raise: set[str], sites: DebugSites | None) -> str:
+    return str(lower_part(module, part, may_raise, sites))

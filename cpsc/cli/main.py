@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from cpsc import driver
 from cpsc.cli.output import OutputError, check_output, made_atomically, write_atomically
+from cpsc.cps.sites import DebugSites
 from cpsc.deep_stack import call_with_deep_stack, max_syntax_depth
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
 from cpsc.opt.pipeline import LEVELS, PASSES
@@ -52,6 +53,10 @@ def _arguments() -> argparse.ArgumentParser:
         p.add_argument("--remarks", choices=("inline", "specialise", "contify", "all"),
                        help="print the optimiser's decisions at each call site of the program")
         p.add_argument("--fuel", type=_count, metavar="N", help="stop optimising after N rewrites in all")
+        if name in ("build", "run"):
+            p.add_argument("-g", dest="debug", action="store_true",
+                           help="debugging information (DWARF, for gdb and perf) and exception backtraces "
+                                "(OCAMLRUNPARAM=b or Printexc.record_backtrace true)")
         if name == "build":
             p.add_argument("-o", dest="output")
             p.add_argument("--emit", choices=EMITS, default="exe")
@@ -195,8 +200,10 @@ def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages)
             print(print_program(p), file=sys.stderr)  # type: ignore[arg-type]
 
     context = LEVELS[args.opt].context(args.fuel)
-    cps, reports = driver.optimise(driver.to_cps(program, stages), _passes(args), args.verify, dump, stages,
-                                   context)
+    args.sites = DebugSites(sources.text) if getattr(args, "debug", False) else None
+    converted = driver.to_cps(program, stages, args.sites)
+    context.frames = frozenset(args.sites.toplevel) if args.sites is not None else None
+    cps, reports = driver.optimise(converted, _passes(args), args.verify, dump, stages, context)
     if args.remarks:
         own = f"{args.file}:"
         for remark in context.remarks:
@@ -249,7 +256,7 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
 
         return _write(args, print_module(module))
     if emit in ("llvm", "asm", "obj"):
-        optimized = optimize(driver.to_llvm(module, stages), args.opt)
+        optimized = optimize(driver.to_llvm(module, stages, args.sites), args.opt)
         if emit == "llvm":
             return _write(args, str(optimized))
         if emit == "asm":
@@ -260,12 +267,12 @@ def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
     if args.command == "build":
         assert output is not None
         made_atomically(output, lambda name: driver.native_executable(module, args.opt, name, stages, args.parts,
-                                                                      args.static))
+                                                                      args.static, args.sites))
         return 0
     from cpsc.llvm.jit import run_jit
 
     sys.stdout.flush()
-    llvm_ir = driver.to_llvm(module, stages)
+    llvm_ir = driver.to_llvm(module, stages, args.sites)
     gc.enable()
     return run_jit(llvm_ir, args.opt, [args.file, *args.arguments])
 

@@ -118,6 +118,14 @@ _add("readdir", (STRING,), TCon("array", (STRING,)), "fl_readdir", pure=False)
 _add("command", (STRING,), INT, "fl_command", pure=False)
 _add("channel_length", (INT,), INT, "fl_channel_length", pure=False)  # -1: not a file's channel
 _add("channel_pos", (INT,), INT, "fl_channel_pos", pure=False)
+# Backtraces (Printexc): a raise's place (-g only, `cpsc.to_cps.debug`), recording on or off, and
+# the slots recorded, one a line (none in the interpreters, which record nothing)
+_add("raise_at", (EXN, STRING), UNIT, "fl_raise_at", pure=False)
+_add("frame_at", (EXN, STRING), UNIT, "fl_frame_at", pure=False)  # an inlined call's frame (`Call.loc`)
+_add("backtrace_record", (BOOL,), UNIT, "fl_backtrace_record", pure=False)
+_add("backtrace_status", (UNIT,), BOOL, "fl_backtrace_status", pure=False)
+_add("backtrace_slots", (UNIT,), STRING, "fl_backtrace_slots", pure=False)
+_add("backtrace_restore", (EXN, STRING), UNIT, "fl_backtrace_restore", pure=False)
 _add("channel_seek", (INT, INT), BOOL, "fl_channel_seek", pure=False)
 _add("cpu_time", (UNIT,), FLOAT, "fl_cpu_time", pure=False)
 _add("gc_counter", (INT,), FLOAT, "fl_gc_counter", pure=False)
@@ -237,10 +245,10 @@ def evaluate(op: str, args: list[Any], out: list[str]) -> Any:
 # new ones, or act outside the heap): what a load before them holds, it holds after them. A
 # primitive missing here is taken to write anything.
 PRIMITIVES_THAT_KEEP_THE_HEAP = frozenset({
-    "argv", "array_make", "array_unsafe_get", "at_eof", "caught_exception", "channel_at_eof", "channel_error",
+    "argv", "array_make", "backtrace_record", "backtrace_restore", "backtrace_slots", "backtrace_status", "array_unsafe_get", "at_eof", "caught_exception", "channel_at_eof", "channel_error",
     "channel_flush", "channel_length", "channel_pos", "channel_read_available", "channel_read_char",
     "channel_read_line", "channel_seek",
     "channel_write", "char_array_of_string", "char_chr", "close_channel", "cpu_time", "div_int", "exit",
     "file_exists", "flush_stdout", "getenv", "has_env", "mod_int", "open_channel", "prerr_string", "print_char",
-    "print_float", "print_int", "print_string", "random_seed", "read_line", "remove_file", "string_make",
+    "print_float", "print_int", "print_string", "raise_at", "frame_at", "random_seed", "read_line", "remove_file", "string_make",
     "string_of_char_array", "string_sub"})

@@ -21,7 +21,9 @@ from collections.abc import Callable
 from cpsc.cps import ir as cps
 from cpsc.cps.graphs import Groups
 from cpsc.cps.primops import evaluate
+from cpsc.cps.sites import DebugSites
 from cpsc.llvm import text as ll
+from cpsc.llvm.debug import DebugInfo
 from cpsc.llvm.partition import functions_named
 from cpsc.llvm.switch_table import SwitchTable, switch_tables
 from cpsc.semantics.builtins import LIBM_FUNCTIONS, ExceptionId
@@ -58,6 +60,8 @@ RUNTIME = {
     "fl_channel_length": (I64, [I64]), "fl_channel_pos": (I64, [I64]), "fl_channel_seek": (I64, [I64, I64]),
     "fl_has_env": (I64, [PTR]), "fl_getenv": (PTR, [PTR]), "fl_update_dummy": (VOID, [PTR, PTR, I64]),
     "fl_fresh_exception": (PTR, [PTR]),
+    "fl_debug_info": (VOID, []), "fl_raise_at": (VOID, [PTR, PTR]), "fl_inlined_frame": (VOID, [PTR, PTR]), "fl_called_from": (VOID, [PTR]), "fl_backtrace_record": (VOID, [I64]),
+    "fl_backtrace_status": (I64, []), "fl_backtrace_slots": (PTR, []), "fl_backtrace_restore": (VOID, [PTR, PTR]),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
     "tan": (F64, [F64]), "atan": (F64, [F64]), "ceil": (F64, [F64]), "log10": (F64, [F64]),
@@ -142,10 +146,12 @@ class ModuleLowering:
     are declared, and those that other parts name are visible to them (see `partition`)."""
 
     def __init__(self, module: ir.Module, part: set[str] | None = None,
-                 may_raise: set[str] | None = None) -> None:
+                 may_raise: set[str] | None = None, sites: DebugSites | None = None) -> None:
         self.ssa = module
         self.part = part
+        self.sites = sites  # with -g: where calls are in the source, for backtraces
         self.module = ll.Module(name="fl")
+        self.debug = DebugInfo(self.module, sites) if sites is not None else None  # and DWARF
         self.runtime = {name: self._declare(name, r, a) for name, (r, a) in RUNTIME.items()}
         self.runtime["fl_exit"].attributes.append("noreturn")
         self.functions: dict[str, ll.Function] = {}
@@ -273,6 +279,8 @@ class ModuleLowering:
             return self.module
         entry = ll.Function(self.module, ll.FunctionType(VOID, []), "fl_program")
         b = ll.IRBuilder(entry.append_basic_block("entry"))
+        if self.debug is not None:
+            b.call(self.runtime["fl_debug_info"], [])
         if self.global_slots:
             b.store(b.call(self.runtime["fl_alloc_zeroed"], [I64(8 * len(self.global_slots))]), self.globals_record)
         b.call(self.functions[self.ssa.main], [], cconv=self.conventions[self.ssa.main])
@@ -299,6 +307,27 @@ class FunctionLowering:
         self.builder = ll.IRBuilder()
         self.current_label = ""  # the SSA block being lowered
         self.splits = 0  # LLVM blocks added after calls, for unique names
+        self.subprogram = ("", "")  # with -g: the function's DISubprogram and the file it is in
+        debug = owner.debug
+        if debug is not None:
+            program, self.builder.debug_location = debug.subprogram(f.name, _symbol(f.name))
+            site = debug.site_of(f.name)
+            self.subprogram = (program, site.file if site is not None else debug.main_file)
+            self.fn.subprogram = program
+
+    def keeps_frames(self) -> bool:
+        """With -g, whether this is the code of a top-level statement, whose calls are frames
+        of backtraces even in tail position (as ocamlopt's module initialisation's)."""
+        sites = self.owner.sites
+        return sites is not None and self.f.name in sites.toplevel
+
+    def at(self, loc: str | None) -> None:
+        """With -g, the instructions from here on are the call's at `loc` (when known)."""
+        debug = self.owner.debug
+        if debug is not None:
+            location = debug.call_location(*self.subprogram, loc)
+            if location is not None:
+                self.builder.debug_location = location
 
     def lower(self) -> None:
         phis: list[tuple[ll.PhiInstr, ir.Phi, str, int]] = []
@@ -334,6 +363,12 @@ class FunctionLowering:
             else:
                 self.values[p.name] = self.builder.load(self.slot(self.owner.extra_args, extra), typ=t)
                 extra += 1
+        debug = self.owner.debug
+        if debug is not None:
+            for index, p in enumerate(self.f.params, 1):
+                if p.type.name != "unit":
+                    self.builder.block.lines.append(
+                        debug.parameter(*self.subprogram, p.name, index, p.type.name, self.values[p.name]))
 
     def pass_arguments(self, args: list[ll.Value]) -> list[ll.Value]:
         """The arguments a call passes in registers, once the others are stored in `fl_extra_args`."""
@@ -392,12 +427,14 @@ class FunctionLowering:
     # ---------------------------------------------------------------- values
     def value(self, var: cps.Var, v: cps.Value) -> ll.Value:
         b = self.builder
+        if isinstance(v, cps.Prim) and v.op == "frame_at":
+            return self.inlined_frame(v)
         if isinstance(v, cps.Prim):
             return self.primitive(v.op, [self.operand(a) for a in v.args], var.type)
         if isinstance(v, (cps.Call, cps.Apply)):
             result = self.call(var, v)
             if self.raises(v):
-                self.propagate()
+                self.propagate(v.loc)
             return result
         if isinstance(v, cps.MakeClosure):
             return self.allocate([self.owner.functions[v.function]] + [self.operand(c) for c in v.captured])
@@ -425,6 +462,7 @@ class FunctionLowering:
 
     def call(self, var: cps.Var, v: cps.Call | cps.Apply) -> ll.Value:
         b = self.builder
+        self.at(v.loc)
         if isinstance(v, cps.Call):
             args = self.pass_arguments([self.operand(a) for a in v.args])
             return b.call(self.owner.functions[v.function], args, cconv=self.owner.conventions[v.function])
@@ -505,16 +543,49 @@ class FunctionLowering:
         b = self.builder
         return b.icmp_unsigned("!=", b.load(self.owner.pending_exception, typ=PTR), ll.Constant(PTR, None))
 
-    def propagate(self) -> None:
+    def propagate(self, loc: str | None) -> None:
         """After a call with no handler here: if it raised, return at once (the exception stays
-        pending for this function's caller), else carry on in a new block."""
+        pending for this function's caller; with -g, the call is a frame of its backtrace),
+        else carry on in a new block."""
         b = self.builder
         self.splits += 1
         out = self.fn.append_basic_block(f"{self.current_label}.raised{self.splits}")
         carry_on = self.fn.append_basic_block(f"{self.current_label}.returned{self.splits}")
         b.cbranch(self.raised(), out, carry_on)
         b.position_at_end(out)
+        self.called_from(loc)
         b.ret(ll.Constant(lltype(self.f.result), ll.Undefined))
+        b.position_at_end(carry_on)
+
+    def called_from(self, loc: str | None) -> None:
+        """With -g, note that the exception pending leaves through the call at `loc`."""
+        sites = self.owner.sites
+        site = sites.calls.get(loc) if sites is not None and loc is not None else None
+        if site is not None:
+            self.rt("fl_called_from", self.owner.string(site.describe()))
+
+    def inlined_frame(self, v: cps.Prim) -> ll.Value:
+        """`frame_at(e, loc)`: with -g, the inlined call at `loc` is a frame of e's backtrace."""
+        sites, loc = self.owner.sites, v.args[1]
+        site = sites.calls.get(str(loc.value)) if sites is not None and isinstance(loc, cps.Const) else None
+        if site is not None:
+            self.rt("fl_inlined_frame", self.operand(v.args[0]), self.owner.string(site.describe(inlined=True)))
+        return I8(0)
+
+    def noting_frame(self, loc: str | None) -> None:
+        """With -g, after a call whose handler is in this function: if it raised, note the call
+        as a frame of the backtrace, then go on in a block of its own."""
+        sites = self.owner.sites
+        if sites is None or loc not in sites.calls:
+            return
+        b = self.builder
+        self.splits += 1
+        note = self.fn.append_basic_block(f"{self.current_label}.frame{self.splits}")
+        carry_on = self.fn.append_basic_block(f"{self.current_label}.noted{self.splits}")
+        b.cbranch(self.raised(), note, carry_on)
+        b.position_at_end(note)
+        self.called_from(loc)
+        b.branch(carry_on)
         b.position_at_end(carry_on)
 
     def terminator(self, t: ir.Terminator) -> None:
@@ -524,6 +595,7 @@ class FunctionLowering:
             assert isinstance(v, (cps.Call, cps.Apply))
             self.values[t.binding.var.name] = self.call(t.binding.var, v)
             if self.raises(v):
+                self.noting_frame(v.loc)
                 b.cbranch(self.raised(), self.blocks[t.unwind], self.blocks[t.normal])
             else:
                 b.branch(self.blocks[t.normal])
@@ -542,11 +614,23 @@ class FunctionLowering:
             switch = b.switch(self.operand(t.value), self.blocks[t.default])
             for value, label in t.cases:
                 switch.add_case(I64(value), self.blocks[label])
+        elif isinstance(t, (cps.TailCall, cps.TailApply)) and self.keeps_frames():
+            self.at(t.loc)
+            if isinstance(t, cps.TailCall):
+                result = b.call(self.owner.functions[t.function], self.pass_arguments([self.operand(a) for a in t.args]),
+                                cconv=self.owner.conventions[t.function])
+            else:
+                result = self.apply(t.closure, t.args, self.f.result, tail=False)
+            if isinstance(t, cps.TailApply) or t.function in self.owner.may_raise:
+                self.propagate(t.loc)
+            b.ret(result)
         elif isinstance(t, cps.TailCall):
+            self.at(t.loc)
             args = self.pass_arguments([self.operand(a) for a in t.args])
             b.ret(b.call(self.owner.functions[t.function], args, cconv=self.owner.conventions[t.function],
                          tail="musttail"))
         else:
+            self.at(t.loc)
             self.apply(t.closure, t.args, self.f.result, tail=True)
 
     def table_lookup(self, value: cps.Operand, table: SwitchTable) -> None:
@@ -834,6 +918,11 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "cpu_time": lambda f, a, r: f.rt("fl_cpu_time"),
     "gc_counter": lambda f, a, r: f.rt("fl_gc_counter", *a),
     "has_env": lambda f, a, r: f.truth(f.rt("fl_has_env", *a)),
+    "raise_at": lambda f, a, r: _effect(f, "fl_raise_at", a) if f.owner.sites is not None else I8(0),
+    "backtrace_record": lambda f, a, r: _effect(f, "fl_backtrace_record", [f.builder.zext(a[0], I64)]),
+    "backtrace_status": lambda f, a, r: f.truth(f.rt("fl_backtrace_status")),
+    "backtrace_slots": lambda f, a, r: f.rt("fl_backtrace_slots"),
+    "backtrace_restore": lambda f, a, r: _effect(f, "fl_backtrace_restore", a),
     "getenv": lambda f, a, r: f.rt("fl_getenv", *a),
     "format_int": lambda f, a, r: f.rt("fl_format_int", *a),
     "format_float": lambda f, a, r: f.rt("fl_format_float", *a),
@@ -871,11 +960,12 @@ def functions_that_may_raise(module: ir.Module) -> set[str]:
     return raising
 
 
-def lower_module(module: ir.Module) -> ll.Module:
-    return ModuleLowering(module).lower()
+def lower_module(module: ir.Module, sites: DebugSites | None = None) -> ll.Module:
+    return ModuleLowering(module, sites=sites).lower()
 
 
-def lower_part(module: ir.Module, part: set[str], may_raise: set[str]) -> ll.Module:
+def lower_part(module: ir.Module, part: set[str], may_raise: set[str],
+               sites: DebugSites | None = None) -> ll.Module:
     """The LLVM module of one part of the functions (`cpsc.llvm.partition`); the part that
     holds `main` defines the program's entry. `may_raise` is `functions_that_may_raise`."""
-    return ModuleLowering(module, part, may_raise).lower()
+    return ModuleLowering(module, part, may_raise, sites).lower()

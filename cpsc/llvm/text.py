@@ -168,6 +168,7 @@ class Function(Value):
         self.linkage = ""
         self.attributes: list[str] = []
         self.prefix = ""  # prefix data: a typed constant laid out just before the code
+        self.subprogram = ""  # with -g: the reference of its DISubprogram (`!7`)
         self.blocks: list[Block] = []
         self.names: set[str] = set()  # the blocks' and the values' names, kept apart
         self.unnamed = 0
@@ -205,6 +206,8 @@ class Function(Value):
             return signature
         if self.prefix:
             signature += f" prefix {self.prefix}"
+        if self.subprogram:
+            signature += f" !dbg {self.subprogram}"
         return signature + "\n{\n" + "\n".join(b.text() for b in self.blocks) + "\n}"
 
 
@@ -264,11 +267,18 @@ class Module:
         self.globals: list[GlobalVariable] = []
         self.functions: list[Function] = []
         self.metadata: list[str] = []
+        self.named_metadata: dict[str, list[str]] = {}  # `!llvm.dbg.cu = !{!0}`
+
+    def add_metadata(self, node: str) -> str:
+        """A metadata node (`!{...}`, `!DILocation(...)`): its reference."""
+        self.metadata.append(node)
+        return f"!{len(self.metadata) - 1}"
 
     def __str__(self) -> str:
         parts = [f'; ModuleID = "{self.name}"']
         parts += [g.definition() for g in self.globals]
         parts += [f.text() for f in self.functions]
+        parts += [f"!{name} = !{{{', '.join(nodes)}}}" for name, nodes in self.named_metadata.items()]
         parts += [f"!{i} = {node}" for i, node in enumerate(self.metadata)]
         return "\n\n".join(parts) + "\n"
 
@@ -284,6 +294,7 @@ class IRBuilder:
 
     def __init__(self, block: Block | None = None) -> None:
         self._block = block
+        self.debug_location = ""  # with -g: what follows each instruction (`, !dbg !12`)
 
     @property
     def block(self) -> Block:
@@ -296,11 +307,11 @@ class IRBuilder:
     def _value(self, type_: Type, text: str, name: str = "") -> Value:
         block = self.block
         reference = block.function.fresh(name)
-        block.lines.append(f"{reference} = {text}")
+        block.lines.append(f"{reference} = {text}{self.debug_location}")
         return Value(type_, reference)
 
     def _line(self, text: str) -> None:
-        self.block.lines.append(text)
+        self.block.lines.append(text + self.debug_location)
 
     def _binary(self, op: str, a: Value, b: Value) -> Value:
         return self._value(a.type, f"{op} {a}, {b.reference}")
@@ -436,7 +447,8 @@ class IRBuilder:
 
     def cbranch(self, condition: Value, if_true: Block, if_false: Block) -> CondBranch:
         branch = CondBranch(self.block.function.module,
-                            f"br {condition}, label {if_true.reference}, label {if_false.reference}")
+                            f"br {condition}, label {if_true.reference}, label {if_false.reference}"
+                            + self.debug_location)
         self.block.lines.append(branch)
         return branch
 

@@ -51,6 +51,9 @@ class PassContext:
     spent: int = 0
     last_rewrite: str | None = None
     remarks: list[Remark] = field(default_factory=list)
+    # -g: inlining keeps each call's frame for backtraces (`cpsc.opt.substitute.framed`), even a
+    # tail call's in these functions (the top-level statements'); None without -g
+    frames: frozenset[str] | None = None
     # The supply of fresh names, and the program it covers: a name it has not given out is
     # not in that program. Only that very program (by identity) may take names from it.
     names: NameSupply | None = field(default=None, repr=False, compare=False)

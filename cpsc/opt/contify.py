@@ -40,7 +40,7 @@ from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
 from cpsc.opt.analysis import ProgramFacts
 from cpsc.opt.context import PassContext
-from cpsc.opt.substitute import CallSite, Relocation, ReturnPoint, call_sites_in, return_point
+from cpsc.opt.substitute import CallSite, Relocation, ReturnPoint, call_sites_in, framed, return_point
 
 Stats = Counter[str]
 
@@ -128,7 +128,9 @@ def reparented(program: Program, children: list[str], parent: str) -> dict[str, 
 
 
 def _contify(program: Program, plan: _Plan, names: NameSupply, facts: ProgramFacts,
-             sites: _Sites) -> Program:
+             sites: _Sites, frames: frozenset[str] | None = None) -> Program:
+    """(`frames`, with -g: a function of one call that is not a tail call keeps its frame
+    for backtraces, `framed`; the calls of a function of several are all tail calls.)"""
     g = program.function_table[plan.function]
     head = names.fresh(f"{g.name}.head")
     point: ReturnPoint | None = None
@@ -140,6 +142,10 @@ def _contify(program: Program, plan: _Plan, names: NameSupply, facts: ProgramFac
         changed[site.label] = ir.Cont(site.label, plan.caller, cont.params, site_point.before,
                                       ir.Jump(head, site.call(program).args))
     assert point is not None
+    if frames is not None and len(plan.sites) == 1:
+        point, frame = framed(point, plan.sites[0], names, frames)
+        if frame is not None:
+            changed[frame.label] = frame
     if point.continuation is not None:
         changed[point.continuation.label] = point.continuation
     changed[head] = ir.Cont(head, plan.caller, g.params, (), ir.Jump(g.entry, ()))
@@ -200,7 +206,7 @@ def contify_with_stats(program: Program, context: PassContext | None = None) -> 
             if not context.allow("contify", f"{g} into {plan.caller}"):
                 return program, stats
             _remark(context, plan)
-            program = _contify(program, plan, names, facts, sites)
+            program = _contify(program, plan, names, facts, sites, context.frames)
             contified += 1
             stats["functions contified"] += 1
             stats["loops made"] += bool(plan.inner)

@@ -36,7 +36,15 @@ from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import function_references
 from cpsc.opt.analysis import ProgramFacts, name_supply, named_functions
 from cpsc.opt.context import PassContext
-from cpsc.opt.substitute import CallSite, Relocation, call_sites_in, fresh_copies, parameter_values, return_point
+from cpsc.opt.substitute import (
+    CallSite,
+    Relocation,
+    call_sites_in,
+    framed,
+    fresh_copies,
+    parameter_values,
+    return_point,
+)
 
 Stats = Counter[str]
 
@@ -75,9 +83,10 @@ def inline_call_site(program: Program, site: CallSite) -> Program:
 class _Inliner:
     """Copies callees into callers, keeping the facts about the program up to date."""
 
-    def __init__(self, facts: ProgramFacts, names: NameSupply) -> None:
+    def __init__(self, facts: ProgramFacts, names: NameSupply, frames: frozenset[str] | None = None) -> None:
         self.facts = facts
         self.names = names
+        self.frames = frames  # -g: keep the frame of each call inlined (`framed`)
 
     def inline(self, site: CallSite) -> tuple[Program, str | None, list[ir.Cont]]:
         """The program with `site` inlined, the continuation that now holds what followed the
@@ -86,6 +95,7 @@ class _Inliner:
         callee = program.function_table[site.callee]
         args = site.call(program).args
         point = return_point(program, site, self.names)
+        point, frame = framed(point, site, self.names, self.frames) if self.frames is not None else (point, None)
         subtree = facts.subtree(callee.name)
         functions = {callee.name: site.function} | {f: self.names.fresh_copy(f) for f in subtree[1:]}
         variables = parameter_values(callee, args)
@@ -100,6 +110,8 @@ class _Inliner:
                                       ir.Jump(labels[callee.entry], ()))
         if point.continuation is not None:
             changed[point.continuation.label] = point.continuation
+        if frame is not None:
+            changed[frame.label] = frame
         program = program.with_conts(changed, functions=new_functions)
         facts.changed(program, site.function, list(changed.values()), list(new_functions.values()))
         receiver = point.continuation.label if point.continuation is not None else None
@@ -121,7 +133,7 @@ class _Heuristic:
 
     def __init__(self, program: Program, context: PassContext, stats: Stats, names: NameSupply) -> None:
         self.facts = ProgramFacts(program)
-        self.inliner = _Inliner(self.facts, names)
+        self.inliner = _Inliner(self.facts, names, context.frames)
         self.context = context
         self.budget = context.inline_budget
         self.stats = stats

@@ -14,12 +14,13 @@ own raise to g's exception continuation, so they get the call site's handler.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
 from cpsc.cps.rewrite import cont_definitions, relabel_terminator, rename_terminator, rename_value
+from cpsc.types.types import EXN, STRING, UNIT
 
 
 @dataclass(unsafe_hash=True)  # not frozen, its own __init__: see cpsc.cps.ir
@@ -108,6 +109,26 @@ def return_point(program: Program, site: CallSite, names: NameSupply) -> ReturnP
     label = names.fresh(f"{site.callee}.ret")
     receiver = ir.Cont(label, caller, (binding.var,), rest, cont.terminator)
     return ReturnPoint(label, raises, call.handler, receiver, before)
+
+
+def framed(point: ReturnPoint, site: CallSite, names: NameSupply,
+           statements: frozenset[str]) -> tuple[ReturnPoint, ir.Cont | None]:
+    """With -g, where the code of a callee moved into its caller raises to: a continuation that
+    notes the call as a frame of the exception's backtrace, then raises on as the call would
+    have (the return point raising to it, and its calls given it as their handler). For
+    `call g(x) @prog.ml:7:11`, not a tail call (a tail call leaves no frame):
+
+        g.frame(e: exn) = let u = frame_at(e, "prog.ml:7:11") in jump h(e)
+
+    (`h` the call's handler, or `exn f`). A tail call is a frame only in the code of a top-level
+    statement (`statements`), as in ocamlopt's."""
+    if site.loc is None or site.binding is None and site.function not in statements:
+        return point, None
+    exception = ir.Var(names.fresh("exn"), EXN)
+    note = ir.Binding(ir.Var(names.fresh("u"), UNIT), ir.Prim("frame_at", (exception, ir.Const(site.loc, STRING))))
+    frame = ir.Cont(names.fresh(f"{site.callee}.frame"), site.function, (exception,), (note,),
+                    ir.Jump(point.raises, (exception,)))
+    return replace(point, raises=frame.label, handler=frame.label), frame
 
 
 def parameter_values(callee: ir.Function, args: tuple[ir.Operand, ...]) -> dict[str, ir.Operand]:

@@ -322,12 +322,113 @@ fl_string *fl_exn_to_string(int64_t *exn) {
     return make_string(text, (int64_t)strlen(text));
 }
 
-/* An exception escaped the program: flush stdout, say so as OCaml does, exit 2. */
+/* Backtraces, as OCaml's (docs/exceptions.md). A program built with -g notes each raise
+   (fl_raise_at, with its kind and place: 'R' a raise, 'r' raising again what a handler caught,
+   'P' a primitive operation) and each call an exception leaves through (fl_called_from); they
+   are recorded while OCAMLRUNPARAM has b or after Printexc.record_backtrace true. A raise starts
+   the backtrace again, unless it raises again the exception last raised. */
+#define BACKTRACE_SLOTS 1024
+typedef struct { char kind; const char *where; int64_t length; } backtrace_slot;
+static backtrace_slot backtrace[BACKTRACE_SLOTS];
+static int backtrace_used;
+static int backtrace_active;
+static int debug_info;  /* whether the program was built with -g */
+static void *backtrace_exception;  /* the exception the slots are of */
+
+void fl_debug_info(void) { debug_info = 1; }
+
+static void backtrace_push(char kind, const char *where, int64_t length) {
+    if (backtrace_used < BACKTRACE_SLOTS) backtrace[backtrace_used++] = (backtrace_slot){ kind, where, length };
+}
+
+void fl_raise_at(void *exn, fl_string *where) {
+    if (!backtrace_active) return;
+    if (where->bytes[0] != 'r' || exn != backtrace_exception) backtrace_used = 0;
+    backtrace_exception = exn;
+    backtrace_push(where->bytes[0], where->bytes + 1, where->length - 1);
+}
+
+void fl_called_from(fl_string *where) {
+    if (backtrace_active && fl_exception == backtrace_exception)
+        backtrace_push('C', where->bytes, where->length);
+}
+
+/* A call that inlining removed, which the exception leaves through (cpsc/opt/inline.py). */
+void fl_inlined_frame(void *exn, fl_string *where) {
+    if (backtrace_active && exn == backtrace_exception) backtrace_push('C', where->bytes, where->length);
+}
+
+void fl_backtrace_record(int64_t on) { backtrace_active = on != 0; }
+
+int64_t fl_backtrace_status(void) { return backtrace_active; }
+
+/* The slots, a line each: the kind, then the place (what Printexc's raw backtraces hold). */
+fl_string *fl_backtrace_slots(void) {
+    int64_t n = 0;
+    for (int i = 0; i < backtrace_used; i++) n += backtrace[i].length + 2;
+    fl_string *text = make_string("", 0);
+    if (n == 0) return text;
+    char *bytes = GC_MALLOC_ATOMIC((size_t)n + 1), *p = bytes;
+    for (int i = 0; i < backtrace_used; i++) {
+        *p++ = backtrace[i].kind;
+        memcpy(p, backtrace[i].where, (size_t)backtrace[i].length);
+        p += backtrace[i].length;
+        *p++ = '\n';
+    }
+    return make_string(bytes, n);
+}
+
+/* Printexc.raise_with_backtrace: the slots given become the exception's. */
+void fl_backtrace_restore(void *exn, fl_string *slots) {
+    backtrace_used = 0;
+    backtrace_exception = exn;
+    const char *p = slots->bytes, *end = slots->bytes + slots->length;
+    while (p < end) {
+        const char *line_end = memchr(p, '\n', (size_t)(end - p));
+        if (line_end == NULL) line_end = end;
+        if (line_end - p > 1) {
+            char *where = GC_MALLOC_ATOMIC((size_t)(line_end - p));
+            memcpy(where, p + 1, (size_t)(line_end - p - 1));
+            backtrace_push(p[0], where, line_end - p - 1);
+        }
+        p = line_end + 1;
+    }
+}
+
+static void print_backtrace(void) {
+    if (!debug_info) {
+        fprintf(stderr, "(Cannot print stack backtrace: no debug information available)\n");
+        return;
+    }
+    for (int i = 0; i < backtrace_used; i++) {
+        char kind = backtrace[i].kind;
+        const char *how = kind == 'C' ? "Called from" : i > 0 ? "Re-raised at"
+                        : kind == 'P' ? "Raised by primitive operation at" : "Raised at";
+        fprintf(stderr, "%s %.*s\n", how, (int)backtrace[i].length, backtrace[i].where);
+    }
+}
+
+/* OCAMLRUNPARAM (or CAMLRUNPARAM), as OCaml's runtime reads it: `b` (or b=1) records backtraces. */
+static void read_runparam(void) {
+    const char *options = getenv("OCAMLRUNPARAM");
+    if (options == NULL) options = getenv("CAMLRUNPARAM");
+    backtrace_active = 0;
+    debug_info = 0;
+    backtrace_used = 0;
+    backtrace_exception = NULL;
+    for (const char *p = options; p != NULL && *p != '\0'; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        if (p[0] == 'b') backtrace_active = p[1] != '=' || (p[2] != '\0' && p[2] != ',' && atoi(p + 2) != 0);
+    }
+}
+
+/* An exception escaped the program: flush stdout, say so as OCaml does (with the backtrace
+   when recording), exit 2. */
 static void fl_uncaught(void *exn) {
     char message[4096];
     format_exception(exn, 0, message, sizeof message);
     fl_flush();
     fprintf(stderr, "Fatal error: exception %s\n", message);
+    if (backtrace_active) print_backtrace();
     exit(2);
 }
 
@@ -1176,6 +1277,7 @@ static void collector_init(void) {
    (cpsc/llvm/jit.py) with the address of the JIT-compiled fl_program. */
 int fl_run(void (*program)(void)) {
     collector_init();
+    read_runparam();
     static char stdin_buffer[CHANNEL_BUFFER_BYTES];
     setvbuf(stdin, stdin_buffer, _IOFBF, CHANNEL_BUFFER_BYTES);
     /* Grow the heap rather than collect as often (the default divisor is 3): 1.5x faster on

@@ -77,6 +77,9 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "fl_hash": "'a -> int", "fl_hash_param": "int -> int -> int -> 'a -> int",
     "fl_hash_with": "string -> int -> int -> int -> 'a -> int",
     "fl_argv": "unit -> string array", "fl_random_seed": "unit -> int array", "fl_exn_to_string": "exn -> string",
+    "fl_raise_at": "exn -> string -> unit", "fl_frame_at": "exn -> string -> unit", "fl_backtrace_record": "bool -> unit",
+    "fl_backtrace_status": "unit -> bool", "fl_backtrace_slots": "unit -> string",
+    "fl_backtrace_restore": "exn -> string -> unit",
     "fl_char_array_of_string": "string -> char array",
     "fl_format_int": "string -> int -> string", "fl_format_float": "string -> float -> string",
     "fl_format_string": "string -> string -> string", "fl_format_char": "string -> char -> string",
@@ -522,7 +525,19 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     "fl_gc_counter": (1, lambda _: 0.0),
     "fl_fma": (3, LIBM["fl_fma"]),
     "fl_has_env": (1, lambda name: name in os.environ), "fl_getenv": (1, lambda name: os.environ.get(name, "")),
+    # the interpreters record no backtrace (as a program built without -g), but say whether
+    # OCAMLRUNPARAM asks for them, as the runtime does
+    "fl_raise_at": (2, lambda exception, where: ()), "fl_frame_at": (2, lambda exception, where: ()), "fl_backtrace_record": (1, lambda on: ()),
+    "fl_backtrace_status": (1, lambda _: backtraces_asked()), "fl_backtrace_slots": (1, lambda _: ""),
+    "fl_backtrace_restore": (2, lambda exception, slots: ()),
 }
+
+
+def backtraces_asked() -> bool:
+    """Whether OCAMLRUNPARAM (or CAMLRUNPARAM) has `b` (or `b=1`) among its options."""
+    settings = os.environ.get("OCAMLRUNPARAM", os.environ.get("CAMLRUNPARAM", ""))
+    options = [option.strip() for option in settings.split(",")]
+    return any(option == "b" or option.startswith("b=") and option[2:] not in ("", "0") for option in options)
 
 
 def int64_bits_of_float(x: float) -> int:

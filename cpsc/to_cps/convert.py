@@ -17,14 +17,18 @@ from pyrsistent import pmap
 from cpsc.cps import ir
 from cpsc.cps.primops import COMPARABLE, COMPARISON_NAMES, NEVER_RETURN, PRIMOPS
 from cpsc.cps.program import Program
+from cpsc.cps.sites import DebugSites
+from cpsc.mono.mono import EXIT_HOOK
 from cpsc.semantics.builtins import PRIMITIVE_TYPES, UNORDERED
 from cpsc.syntax import ast, recursive_values
-from cpsc.syntax.diagnostics import CompileError
+from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.scope import Scope
 from cpsc.to_cps.builder import Builder
 from cpsc.to_cps.compare import comparison_function
+from cpsc.to_cps.debug import SiteRecorder
 from cpsc.to_cps.match import convert_match
 from cpsc.types.datatypes import DataTypes
+from cpsc.types.prelude import PRELUDE_FILE
 from cpsc.types.types import BOOL, EXN, EXNID, INT, STRING, UNIT, TCon, arrow
 
 _SOURCE_TO_OP = {op.source: op.name for op in PRIMOPS.values()
@@ -70,13 +74,19 @@ def primitive_arity(name: str) -> int:
 
 
 class Converter(Builder):
-    def __init__(self, datatypes: DataTypes | None = None) -> None:
+    def __init__(self, datatypes: DataTypes | None = None, sites: DebugSites | None = None) -> None:
         super().__init__(datatypes or DataTypes())
+        # with -g: where each call and raise is in the source, for backtraces and DWARF
+        self.sites = SiteRecorder(sites) if sites is not None else None
         # the parents of a `let rec` group's functions, known before their bodies are converted:
         # in `let rec f () = g and g a b = ...`, f's body makes g's wrappers before g is defined
         self.group_parents: dict[str, str | None] = {}
         self.wrappers: dict[str, Known] = {}
         self.origins: dict[str, str] = {}  # each function made of the source: where it is written
+        self.source_names: dict[str, str] = {}
+        self.caught: set[str] = set()  # the names handlers give the exceptions they catch
+        self.site: Span | None = None  # the application being converted (for `note_raise`)
+        self.raise_argument: ast.Expr | None = None  # and its first argument  # each function's name in the (monomorphic) source
 
     # ---------------------------------------------------------------- functions
     def define(self, known: Known, fun: ast.Expr, env: Scope[_Entry], parent: str | None,
@@ -93,6 +103,8 @@ class Converter(Builder):
         self.functions[known.function] = ir.Function(known.function, tuple(params), known.result, entry, parent,
                                                      noinline)
         self.origins[known.function] = f"{fun.span.file}:{fun.span.line}:{fun.span.col}"
+        if self.sites is not None:
+            self.sites.define(known.function, self.source_names.get(known.function, "fun"), parent, fun.span)
         saved = self.suspended()
         self.start(entry, (), known.function)
         with env.scope():
@@ -104,7 +116,9 @@ class Converter(Builder):
     def known_for(self, name: str, fun: ast.Expr) -> Known:
         patterns, _ = ast.fun_params(fun)
         params, result = _arrow_parts(fun.ty, len(patterns))
-        return Known(self.names.fresh(name), tuple(params), result)
+        known = Known(self.names.fresh(name), tuple(params), result)
+        self.source_names[known.function] = name
+        return known
 
     def closure_of(self, known: Known) -> ir.Operand:
         """`closure f` for a unary f; for f of more parameters, the closure of its curried
@@ -174,6 +188,7 @@ class Converter(Builder):
         if name in COMPARISON_NAMES:
             return self.compare(name, compared or types[0], args[0], args[1])
         if name == "raise":
+            self.note_raise(args[0], "R")
             return self.raise_value(args[0], result)
         op = _SOURCE_TO_OP[name]
         if op in _CHECKED:
@@ -203,14 +218,34 @@ class Converter(Builder):
             if isinstance(divisor, ir.Const) and divisor.value != 0:
                 return
             ok = self.emit("nonzero", BOOL, ir.Prim("ne_int", (divisor, ir.Const(0, INT))))
-            self.unless(ok, lambda: self.exception("Division_by_zero"))
+            self.unless(ok, lambda: self.noted(self.exception("Division_by_zero"), "R"))
             return
         length_op = "string_length" if op == "string_get" else "array_length"
         length = self.emit("length", INT, ir.Prim(length_op, (args[0],)))
         above = self.emit("c", BOOL, ir.Prim("ge_int", (args[1], ir.Const(0, INT))))
         below = self.emit("c", BOOL, ir.Prim("lt_int", (args[1], length)))
         ok = self.emit("in_bounds", BOOL, ir.Prim("and_bool", (above, below)))
-        self.unless(ok, lambda: self.exception("Invalid_argument", (ir.Const("index out of bounds", STRING),)))
+        self.unless(ok, lambda: self.noted(self.exception("Invalid_argument",
+                                                          (ir.Const("index out of bounds", STRING),)), "P"))
+
+    def noted(self, exception: ir.Operand, kind: str) -> ir.Operand:
+        """An exception a primitive operation raises, its raise point noted (with -g): as
+        ocamlopt's, a division's is a raise, an index's a primitive operation's."""
+        self.raise_argument = None
+        self.note_raise(exception, kind)
+        return exception
+
+    def note_raise(self, exception: ir.Operand, kind: str) -> None:
+        """With -g, a raise's place for backtraces (`DebugSites.raise_point`): `R` a `raise`
+        (`r` when it raises again the exception a handler caught), `P` a primitive operation."""
+        if self.sites is None or self.site is None:
+            return
+        if kind == "R" and self.site.file == PRELUDE_FILE and isinstance(self.raise_argument, ast.Var):
+            return  # the prelude passing an exception on (raise_notrace, the uncaught hook's)
+        if kind == "R" and isinstance(self.raise_argument, ast.Var) and self.raise_argument.name in self.caught:
+            kind = "r"
+        where = self.sites.raise_point(kind, self.current_function, self.site)
+        self.emit("u", UNIT, ir.Prim("raise_at", (exception, ir.Const(where, STRING))))
 
     def try_with(self, expr: ast.Try, env: Scope[_Entry], target: ir.Target) -> None:
         """`try body with cases`: the body runs with a handler continuation in scope (so none of
@@ -223,6 +258,8 @@ class Converter(Builder):
         self.tail(expr.body, target, env)
         self.handler = outer
         self.start(handler, (exception,))
+        self.caught.update(case.pattern.name for case in expr.handler.cases
+                           if isinstance(case.pattern, (ast.PVar, ast.PAlias)))
         with env.scope():
             env.bind(ast.EXCEPTION_VAR, exception)
             self.match(expr.handler, env, target)
@@ -537,7 +574,10 @@ class Converter(Builder):
             self.tail(self.effects(expr, env), target, env)
         elif _is_raise(expr) and env.get("raise") is None:
             assert isinstance(expr, ast.App)
-            self.raise_to_handler(self.value(expr.argument, env))
+            exception = self.value(expr.argument, env)
+            self.site, self.raise_argument = expr.span, expr.argument
+            self.note_raise(exception, "R")
+            self.raise_to_handler(exception)
         elif isinstance(expr, ast.App) and isinstance(target, ir.Ret) and self.handler is None:
             result = self.application(expr, env, target)
             if result is not None:
@@ -564,11 +604,14 @@ class Converter(Builder):
             head = head.function
         arg_exprs.reverse()
         loc = f"{expr.span.file}:{expr.span.line}:{expr.span.col}"
+        if self.sites is not None and not _made_up(head):
+            self.sites.call(loc, self.current_function, expr.span)
         entry = env.get(head.name) if isinstance(head, ast.Var) else None
         if isinstance(head, ast.Var) and entry is None and len(arg_exprs) >= primitive_arity(head.name):
             count = primitive_arity(head.name)
             args = [self.value(a, env) for a in arg_exprs]
             types, result = _arrow_parts(head.ty, count)
+            self.site, self.raise_argument = expr.span, arg_exprs[0] if arg_exprs else None
             value = self.primitive(head.name, types, args[:count], result, head.compared)
             return self.apply_rest(value, args[count:], tail, loc)
         if isinstance(entry, Known) and len(arg_exprs) >= len(entry.param_types):
@@ -601,6 +644,8 @@ class Converter(Builder):
         main = self.names.fresh("main")
         entry = self.names.fresh("main.entry")
         self.functions[main] = ir.Function(main, (), UNIT, entry, None)
+        if self.sites is not None:
+            self.sites.sites.toplevel.add(main)
         self.current_function = main
         self.start(entry, (), main)
         env: Scope[_Entry] = Scope()
@@ -618,8 +663,16 @@ class Converter(Builder):
         if isinstance(expr, (ast.Const, ast.Var, ast.Fun)):  # a function: its closure
             return self.value(expr, env)
         known = Known(self.names.fresh(f"toplevel_{expr.span.line}"), (), expr.ty)
+        if self.sites is not None:
+            self.sites.sites.toplevel.add(known.function)
         self.define(known, expr, env, self.current_function, noinline=True)
         return self.emit("r", expr.ty, ir.Call(known.function, ()))
+
+
+def _made_up(head: ast.Expr) -> bool:
+    """A call monomorphisation adds at the program's end (of the `at_exit` hook's functions):
+    no frame of a backtrace."""
+    return isinstance(head, ast.GetField) and head.name.startswith(EXIT_HOOK + ".")
 
 
 def _is_raise(expr: ast.Expr) -> bool:
@@ -632,9 +685,11 @@ def _hint(pattern: ast.Pattern) -> str:
     return names[0] if len(names) == 1 and isinstance(pattern, ast.PVar) else "field"
 
 
-def cps_convert(program: ast.Program) -> Program:
-    """The monomorphic program (`cpsc.mono`) as a CPS IR program whose main function is `main`."""
-    return Converter(program.datatypes).program(program.body)
+def cps_convert(program: ast.Program, sites: DebugSites | None = None) -> Program:
+    """The monomorphic program (`cpsc.mono`) as a CPS IR program whose main function is `main`;
+    with `sites` (-g), each raise notes its place (`raise_at`) and `sites` learns where each
+    function and call is in the source."""
+    return Converter(program.datatypes, sites).program(program.body)
 
 
 def cps_convert_with_origins(program: ast.Program) -> tuple[Program, dict[str, str]]:
