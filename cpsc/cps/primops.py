@@ -126,6 +126,7 @@ _add("backtrace_record", (BOOL,), UNIT, "fl_backtrace_record", pure=False)
 _add("backtrace_status", (UNIT,), BOOL, "fl_backtrace_status", pure=False)
 _add("backtrace_slots", (UNIT,), STRING, "fl_backtrace_slots", pure=False)
 _add("backtrace_restore", (EXN, STRING), UNIT, "fl_backtrace_restore", pure=False)
+_add("callstack", (INT,), STRING, "fl_callstack", pure=False)
 _add("channel_seek", (INT, INT), BOOL, "fl_channel_seek", pure=False)
 _add("cpu_time", (UNIT,), FLOAT, "fl_cpu_time", pure=False)
 _add("gc_counter", (INT,), FLOAT, "fl_gc_counter", pure=False)
@@ -245,7 +246,7 @@ def evaluate(op: str, args: list[Any], out: list[str]) -> Any:
 # new ones, or act outside the heap): what a load before them holds, it holds after them. A
 # primitive missing here is taken to write anything.
 PRIMITIVES_THAT_KEEP_THE_HEAP = frozenset({
-    "argv", "array_make", "backtrace_record", "backtrace_restore", "backtrace_slots", "backtrace_status", "array_unsafe_get", "at_eof", "caught_exception", "channel_at_eof", "channel_error",
+    "argv", "array_make", "backtrace_record", "backtrace_restore", "backtrace_slots", "backtrace_status", "callstack", "array_unsafe_get", "at_eof", "caught_exception", "channel_at_eof", "channel_error",
     "channel_flush", "channel_length", "channel_pos", "channel_read_available", "channel_read_char",
     "channel_read_line", "channel_seek",
     "channel_write", "char_array_of_string", "char_chr", "close_channel", "cpu_time", "div_int", "exit",

@@ -39,3 +39,4 @@ class DebugSites:
     toplevel: set[str] = field(default_factory=set)  # main and the top-level statements' functions
     paths: dict[str, str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # CPS function -> its name in the source
+    variables: dict[str, str] = field(default_factory=dict)  # CPS variable -> the name `let` gave it

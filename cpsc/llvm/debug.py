@@ -83,13 +83,22 @@ class DebugInfo:
     def parameter(self, program: str, program_file: str, name: str, index: int, type_name: str,
                   value: ll.Value) -> str:
         """The record that says parameter `index` (from 1) of `program`, `name` in the source
-        (`x.1` is `x`), is `value` (for gdb's `info args` and `info locals`)."""
+        (`x.1` is `x`), is `value` (for gdb's `info args`)."""
+        line = self.site_line(program)
+        location = self.location(program, program_file, program_file, line, 0)
+        return self.variable_value(program, program_file, _COPY_SUFFIX.sub("", name), f"arg: {index}, ", type_name,
+                                   value, location)
+
+    def variable_value(self, program: str, program_file: str, name: str, argument: str, type_name: str,
+                       value: ll.Value, location: str) -> str:
+        """The record that says the variable `name` of `program` is `value` from here on (at
+        `location`, `, !dbg !N`): a parameter (`argument`: `arg: N, `) or a `let`'s (for gdb's
+        `info locals`)."""
         line = self.site_line(program)
         variable = self.module.add_metadata(
-            f"!DILocalVariable(name: {ll.quoted(_COPY_SUFFIX.sub('', name))}, arg: {index}, scope: {program}, "
+            f"!DILocalVariable(name: {ll.quoted(name)}, {argument}scope: {program}, "
             f"file: {self.file(program_file)}, line: {line}, type: {self.type(type_name)})")
-        location = self.location(program, program_file, program_file, line, 0)[len(", !dbg "):]
-        return f"#dbg_value({value}, {variable}, !DIExpression(), {location})"
+        return f"#dbg_value({value}, {variable}, !DIExpression(), {location[len(', !dbg '):]})"
 
     def site_line(self, program: str) -> int:
         text = self.module.metadata[int(program[1:])]

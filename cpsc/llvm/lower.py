@@ -62,6 +62,7 @@ RUNTIME = {
     "fl_fresh_exception": (PTR, [PTR]),
     "fl_debug_info": (VOID, []), "fl_raise_at": (VOID, [PTR, PTR]), "fl_inlined_frame": (VOID, [PTR, PTR]), "fl_called_from": (VOID, [PTR]), "fl_backtrace_record": (VOID, [I64]),
     "fl_backtrace_status": (I64, []), "fl_backtrace_slots": (PTR, []), "fl_backtrace_restore": (VOID, [PTR, PTR]),
+    "fl_callstack": (PTR, [I64]),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
     "cos": (F64, [F64]), "floor": (F64, [F64]), "fabs": (F64, [F64]), "pow": (F64, [F64, F64]),
     "tan": (F64, [F64]), "atan": (F64, [F64]), "ceil": (F64, [F64]), "log10": (F64, [F64]),
@@ -138,6 +139,7 @@ def calling_conventions(module: ir.Module) -> dict[str, str]:
     free = {leader for leader, keys in prototypes.items() if len(keys) == 1 and "tailcc" not in keys}
     return {f.name: "preserve_nonecc" if joined.leader(f.name) in free else "tailcc" for f in module.functions}
 
+CALLSTACK_SLOTS = 65536  # runtime.c's: the places of the calls running that -g keeps
 SMALL_BLOCK_BYTES = 256  # the largest block the runtime keeps free lists for (SMALL_GRANULES * 16)
 
 
@@ -152,6 +154,10 @@ class ModuleLowering:
         self.sites = sites  # with -g: where calls are in the source, for backtraces
         self.module = ll.Module(name="fl")
         self.debug = DebugInfo(self.module, sites) if sites is not None else None  # and DWARF
+        if sites is not None:  # the runtime's: the places of the calls running (`enter_call`)
+            self.callstack_sites = ll.GlobalVariable(self.module, ll.ArrayType(PTR, CALLSTACK_SLOTS),
+                                                     "fl_callstack_sites")
+            self.callstack_depth = ll.GlobalVariable(self.module, I64, "fl_callstack_depth")
         self.runtime = {name: self._declare(name, r, a) for name, (r, a) in RUNTIME.items()}
         self.runtime["fl_exit"].attributes.append("noreturn")
         self.functions: dict[str, ll.Function] = {}
@@ -315,6 +321,12 @@ class FunctionLowering:
             self.subprogram = (program, site.file if site is not None else debug.main_file)
             self.fn.subprogram = program
 
+    def tail_call_kept(self, t: cps.TailCall | cps.TailApply) -> ll.Value:
+        """A tail call made as a call that returns here (`keeps_frames`)."""
+        if isinstance(t, cps.TailCall):
+            return self.direct_call(t.function, t.args)
+        return self.apply(t.closure, t.args, self.f.result, tail=False)
+
     def keeps_frames(self) -> bool:
         """With -g, whether this is the code of a top-level statement, whose calls are frames
         of backtraces even in tail position (as ocamlopt's module initialisation's)."""
@@ -342,6 +354,7 @@ class FunctionLowering:
                 phis.append((node, phi, block.label, index))
             for x in block.instructions:
                 self.values[x.var.name] = self.value(x.var, x.value)
+                self.describe_variable(x.var)
             self.terminator(block.terminator)
             self.ends[block.label] = self.builder.block
         for node, phi, label, index in phis:
@@ -350,6 +363,15 @@ class FunctionLowering:
                     node.add_incoming(self.operand(value), self.ends[pred])
             for values, pred_block in self.table_inputs.get(label, ()):
                 node.add_incoming(values[index], pred_block)
+
+    def describe_variable(self, var: cps.Var) -> None:
+        """With -g, a `let`'s variable that is still there says its value (gdb's `info locals`)."""
+        debug, sites = self.owner.debug, self.owner.sites
+        if debug is None or sites is None or var.name not in sites.variables or var.type.name == "unit":
+            return
+        self.builder.block.lines.append(debug.variable_value(
+            *self.subprogram, sites.variables[var.name], "", var.type.name, self.values[var.name],
+            self.builder.debug_location or debug.location(self.subprogram[0], self.subprogram[1], self.subprogram[1], 0, 0)))
 
     def receive_parameters(self) -> None:
         """Name the parameters: those in registers are the LLVM function's, the others are
@@ -461,12 +483,35 @@ class FunctionLowering:
         raise AssertionError(f"callc reached LLVM lowering: {v}")
 
     def call(self, var: cps.Var, v: cps.Call | cps.Apply) -> ll.Value:
-        b = self.builder
-        self.at(v.loc)
+        return self.framed_call(v.loc, lambda: self.unframed_call(var, v))
+
+    def unframed_call(self, var: cps.Var, v: cps.Call | cps.Apply) -> ll.Value:
         if isinstance(v, cps.Call):
-            args = self.pass_arguments([self.operand(a) for a in v.args])
-            return b.call(self.owner.functions[v.function], args, cconv=self.owner.conventions[v.function])
+            return self.direct_call(v.function, v.args)
         return self.apply(v.closure, v.args, var.type, tail=False)
+
+    def direct_call(self, function: str, args: tuple[cps.Operand, ...], tail: str = "") -> ll.Value:
+        return self.builder.call(self.owner.functions[function], self.pass_arguments([self.operand(a) for a in args]),
+                                 cconv=self.owner.conventions[function], tail=tail)
+
+    def framed_call(self, loc: str | None, make: Callable[[], ll.Value]) -> ll.Value:
+        """The call `make` emits; with -g, its place is on the runtime's stack of the calls
+        running while it runs (for Printexc.get_callstack): `sites[min(d, N-1)] = place;
+        depth = d + 1; call; depth = d` (set back however the call ends, raising too)."""
+        self.at(loc)
+        sites = self.owner.sites
+        site = sites.calls.get(loc) if sites is not None and loc is not None else None
+        if site is None:
+            return make()
+        b = self.builder
+        depth = b.load(self.owner.callstack_depth, typ=I64)
+        last = I64(CALLSTACK_SLOTS - 1)
+        index = b.select(b.icmp_unsigned("<", depth, last), depth, last)
+        b.store(self.owner.string(site.describe()), b.gep(self.owner.callstack_sites, [index], source_etype=PTR))
+        b.store(b.add(depth, I64(1)), self.owner.callstack_depth)
+        result = make()
+        b.store(depth, self.owner.callstack_depth)
+        return result
 
     def apply(self, closure_operand: cps.Operand, arg_operands: tuple[cps.Operand, ...], result: TCon,
               tail: bool) -> ll.Value:
@@ -615,20 +660,13 @@ class FunctionLowering:
             for value, label in t.cases:
                 switch.add_case(I64(value), self.blocks[label])
         elif isinstance(t, (cps.TailCall, cps.TailApply)) and self.keeps_frames():
-            self.at(t.loc)
-            if isinstance(t, cps.TailCall):
-                result = b.call(self.owner.functions[t.function], self.pass_arguments([self.operand(a) for a in t.args]),
-                                cconv=self.owner.conventions[t.function])
-            else:
-                result = self.apply(t.closure, t.args, self.f.result, tail=False)
+            result = self.framed_call(t.loc, lambda: self.tail_call_kept(t))
             if isinstance(t, cps.TailApply) or t.function in self.owner.may_raise:
                 self.propagate(t.loc)
             b.ret(result)
         elif isinstance(t, cps.TailCall):
             self.at(t.loc)
-            args = self.pass_arguments([self.operand(a) for a in t.args])
-            b.ret(b.call(self.owner.functions[t.function], args, cconv=self.owner.conventions[t.function],
-                         tail="musttail"))
+            b.ret(self.direct_call(t.function, t.args, tail="musttail"))
         else:
             self.at(t.loc)
             self.apply(t.closure, t.args, self.f.result, tail=True)
@@ -923,6 +961,7 @@ DATA_OPS: dict[str, Callable[[FunctionLowering, list[ll.Value], TCon], ll.Value]
     "backtrace_status": lambda f, a, r: f.truth(f.rt("fl_backtrace_status")),
     "backtrace_slots": lambda f, a, r: f.rt("fl_backtrace_slots"),
     "backtrace_restore": lambda f, a, r: _effect(f, "fl_backtrace_restore", a),
+    "callstack": lambda f, a, r: f.rt("fl_callstack", *a),
     "getenv": lambda f, a, r: f.rt("fl_getenv", *a),
     "format_int": lambda f, a, r: f.rt("fl_format_int", *a),
     "format_float": lambda f, a, r: f.rt("fl_format_float", *a),

@@ -109,6 +109,10 @@ def _print_length(session: Session, length: int) -> None:
     session.toplevel.print_length = length
 
 
+def _print_depth(session: Session, depth: int) -> None:
+    session.toplevel.print_depth = depth
+
+
 def _quit(session: Session, argument: str) -> str:
     raise Quit
 
@@ -131,10 +135,11 @@ _HELP = {"quit": ("", "Exit the toplevel."),
          "show_type": ("<ident>", "Print the signature of the corresponding type constructor."),
          "show_module": ("<ident>", "Print the signature of the corresponding module."),
          "print_length": ("<int>", "Limit the number of value nodes printed."),
+         "print_depth": ("<int>", "Limit the printing of values to a given depth."),
          "help": ("", "Prints a list of all available directives, with corresponding argument type if appropriate.")}
 
 DIRECTIVES: dict[str, Callable[[Session, str], str]] = {
     "quit": _quit, "use": _use, "mod_use": _mod_use, "show": _show, "show_val": _show_val,
     "show_type": _show_type, "show_module": _show_module, "help": _help,
-    "print_length": _number("print_length", _print_length),
+    "print_length": _number("print_length", _print_length), "print_depth": _number("print_depth", _print_depth),
 }

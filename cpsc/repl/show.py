@@ -59,12 +59,21 @@ let {PREFIX}_float p f =
     i >= String.length s || (match s.[i] with '.' | 'e' | 'n' | 'i' -> false | _ -> plain (i + 1)) in
   let s = if plain 0 then s ^ "." else s in
   if s.[0] = '-' then {PREFIX}_paren p s else s
-(* as OCaml's toplevel (its print length, 300): each value shown takes a step; once they are
-   spent, a value is `...`, which ends the list or tuple it is in (a record field is `...` alone); a string is cut *)
+(* as OCaml's toplevel (its print length, 300, and depth, 100): each value shown takes a step,
+   and a value inside another (an item, an element, an argument, a field) is one level deeper;
+   once the steps are spent, or below the depth, a value is `...`, which ends the list or tuple
+   it is in (a record field is `...` alone); a string is cut. The depth also ends a cyclic
+   value other than a list (its cycle unrolled). *)
 let {PREFIX}_print_length = ref 300  (* #print_length *)
+let {PREFIX}_print_depth = ref 100  (* #print_depth *)
 let {PREFIX}_steps = ref 300
-let {PREFIX}_step show p v = decr {PREFIX}_steps; if !{PREFIX}_steps < 0 then "..." else show p v
-let {PREFIX}_top show v = {PREFIX}_steps := !{PREFIX}_print_length; {PREFIX}_step show false v
+let {PREFIX}_depth = ref 100
+let {PREFIX}_step show p v =
+  decr {PREFIX}_steps;
+  if !{PREFIX}_steps < 0 || !{PREFIX}_depth < 0 then "..."
+  else (decr {PREFIX}_depth; let s = show p v in incr {PREFIX}_depth; s)
+let {PREFIX}_top show v =
+  {PREFIX}_steps := !{PREFIX}_print_length; {PREFIX}_depth := !{PREFIX}_print_depth; {PREFIX}_step show false v
 let {PREFIX}_cut items =
   let rec go shown items = match items with
     | [] -> List.rev shown
@@ -94,12 +103,6 @@ let {PREFIX}_items show l =
         if item = "..." then List.rev (item :: shown)
         else upto (if is_cyclic then l :: seen else seen) (item :: shown) rest in
   String.concat ";{BREAK}" (upto [] [] l)
-(* as OCaml's toplevel (its print depth, 100): a value nested deeper is `...`, so that a cyclic
-   value other than a list is shown (its cycle unrolled) and not forever *)
-let {PREFIX}_depth = ref 0
-let {PREFIX}_nested show =
-  if !{PREFIX}_depth >= 100 then "..."
-  else (incr {PREFIX}_depth; let s = show () in decr {PREFIX}_depth; s)
 let {PREFIX}_exn_hook = ref (fun (_ : bool) (e : exn) -> Printexc.to_string e)
 let {PREFIX}_exn p e =
   match e with
@@ -162,7 +165,7 @@ class ValuePrinters:
             return f'(fun p b -> {PREFIX}_paren p ({PREFIX}_string "Bytes.of_string " (Bytes.to_string b)))'
         if key not in self.named:
             self.named[key] = f"{PREFIX}_{len(self.named)}"
-            self.bodies.append(f"{self.named[key]} p v = {PREFIX}_nested (fun () -> {self._body(t)})")
+            self.bodies.append(f"{self.named[key]} p v = {self._body(t)}")
         return self.named[key]
 
     def exception_hook(self, constructor: str, args: tuple[Type, ...], shown: str = "") -> str:

@@ -82,6 +82,7 @@ class Toplevel:
         self.module_scope: Scope = prelude_modules()
         self._visible: dict[str, str] = {}  # the phrase's constructors by their short names
         self.print_length = 300  # OCaml's #print_length: the values an answer shows
+        self.print_depth = 100  # and #print_depth: how deep in a value it shows them
         self._wrapped: set[str] = set()  # the files whose first line is ours (`_parse_named`)
         self.modules_shown: dict[str, str] = {}  # what was said of each module declared (#show_module)
         self._base_printers = self._parse(BASE_PRINTERS, "<repl>")
@@ -113,8 +114,9 @@ class Toplevel:
         lines = self._module_lines(scope.reports, kept, checked)
         if lines:
             shown.extend(self._parse(lines, "<repl>"))
-        if self.print_length != 300:
-            shown[:0] = self._parse(f"let () = {PREFIX}_print_length := {self.print_length}", "<repl>")
+        if (self.print_length, self.print_depth) != (300, 100):
+            shown[:0] = self._parse(f"let () = {PREFIX}_print_length := {self.print_length}; "
+                                    f"{PREFIX}_print_depth := {self.print_depth}", "<repl>")
         outcome = self._run(shown, file)
         if outcome.status == 0:
             self.declarations.extend(declarations)

@@ -341,7 +341,20 @@ static void backtrace_push(char kind, const char *where, int64_t length) {
     if (backtrace_used < BACKTRACE_SLOTS) backtrace[backtrace_used++] = (backtrace_slot){ kind, where, length };
 }
 
+/* After Printexc.raise_with_backtrace restores a backtrace, the call it leaves through is
+   where the exception is raised again ("Re-raised at"), and the last slot, as in OCaml's
+   (whose primitive records no frame after it). */
+static int reraise_pending, frames_sealed;
+
+static void push_frame(const fl_string *where) {
+    if (frames_sealed) return;
+    frames_sealed = reraise_pending;
+    backtrace_push(reraise_pending ? 'r' : 'C', where->bytes, where->length);
+    reraise_pending = 0;
+}
+
 void fl_raise_at(void *exn, fl_string *where) {
+    reraise_pending = frames_sealed = 0;
     if (!backtrace_active) return;
     if (where->bytes[0] != 'r' || exn != backtrace_exception) backtrace_used = 0;
     backtrace_exception = exn;
@@ -349,13 +362,12 @@ void fl_raise_at(void *exn, fl_string *where) {
 }
 
 void fl_called_from(fl_string *where) {
-    if (backtrace_active && fl_exception == backtrace_exception)
-        backtrace_push('C', where->bytes, where->length);
+    if (backtrace_active && fl_exception == backtrace_exception) push_frame(where);
 }
 
 /* A call that inlining removed, which the exception leaves through (cpsc/opt/inline.py). */
 void fl_inlined_frame(void *exn, fl_string *where) {
-    if (backtrace_active && exn == backtrace_exception) backtrace_push('C', where->bytes, where->length);
+    if (backtrace_active && exn == backtrace_exception) push_frame(where);
 }
 
 void fl_backtrace_record(int64_t on) { backtrace_active = on != 0; }
@@ -378,9 +390,34 @@ fl_string *fl_backtrace_slots(void) {
     return make_string(bytes, n);
 }
 
+/* The calls running, in a program built with -g: the place of each call in progress (compiled
+   code stores it before the call and takes it off after, cpsc/llvm/lower.py `enter_call`), as
+   Printexc.get_callstack's slots, the innermost first. */
+#define CALLSTACK_SLOTS 65536
+fl_string *fl_callstack_sites[CALLSTACK_SLOTS];
+int64_t fl_callstack_depth;
+
+fl_string *fl_callstack(int64_t wanted) {
+    int64_t top = fl_callstack_depth < CALLSTACK_SLOTS ? fl_callstack_depth : CALLSTACK_SLOTS;
+    int64_t count = wanted < top ? wanted : top, n = 0;
+    for (int64_t i = 0; i < count; i++) n += fl_callstack_sites[top - 1 - i]->length + 2;
+    if (n == 0) return make_string("", 0);
+    char *bytes = GC_MALLOC_ATOMIC((size_t)n + 1), *p = bytes;
+    for (int64_t i = 0; i < count; i++) {
+        const fl_string *where = fl_callstack_sites[top - 1 - i];
+        *p++ = 'C';
+        memcpy(p, where->bytes, (size_t)where->length);
+        p += where->length;
+        *p++ = '\n';
+    }
+    return make_string(bytes, n);
+}
+
 /* Printexc.raise_with_backtrace: the slots given become the exception's. */
 void fl_backtrace_restore(void *exn, fl_string *slots) {
     backtrace_used = 0;
+    reraise_pending = 1;
+    frames_sealed = 0;
     backtrace_exception = exn;
     const char *p = slots->bytes, *end = slots->bytes + slots->length;
     while (p < end) {
@@ -401,9 +438,9 @@ static void print_backtrace(void) {
         return;
     }
     for (int i = 0; i < backtrace_used; i++) {
-        char kind = backtrace[i].kind;
-        const char *how = kind == 'C' ? "Called from" : i > 0 ? "Re-raised at"
-                        : kind == 'P' ? "Raised by primitive operation at" : "Raised at";
+        int raised = backtrace[i].kind == 'R' || backtrace[i].kind == 'r';
+        const char *how = raised ? (i == 0 ? "Raised at" : "Re-raised at")
+                        : i == 0 ? "Raised by primitive operation at" : "Called from";
         fprintf(stderr, "%s %.*s\n", how, (int)backtrace[i].length, backtrace[i].where);
     }
 }
@@ -414,6 +451,8 @@ static void read_runparam(void) {
     if (options == NULL) options = getenv("CAMLRUNPARAM");
     backtrace_active = 0;
     debug_info = 0;
+    fl_callstack_depth = 0;
+    reraise_pending = frames_sealed = 0;
     backtrace_used = 0;
     backtrace_exception = NULL;
     for (const char *p = options; p != NULL && *p != '\0'; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {

@@ -79,7 +79,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "fl_argv": "unit -> string array", "fl_random_seed": "unit -> int array", "fl_exn_to_string": "exn -> string",
     "fl_raise_at": "exn -> string -> unit", "fl_frame_at": "exn -> string -> unit", "fl_backtrace_record": "bool -> unit",
     "fl_backtrace_status": "unit -> bool", "fl_backtrace_slots": "unit -> string",
-    "fl_backtrace_restore": "exn -> string -> unit",
+    "fl_backtrace_restore": "exn -> string -> unit", "fl_callstack": "int -> string",
     "fl_char_array_of_string": "string -> char array",
     "fl_format_int": "string -> int -> string", "fl_format_float": "string -> float -> string",
     "fl_format_string": "string -> string -> string", "fl_format_char": "string -> char -> string",
@@ -529,7 +529,7 @@ DATA_PRIMITIVES: dict[str, tuple[int, Callable[..., Any]]] = {
     # OCAMLRUNPARAM asks for them, as the runtime does
     "fl_raise_at": (2, lambda exception, where: ()), "fl_frame_at": (2, lambda exception, where: ()), "fl_backtrace_record": (1, lambda on: ()),
     "fl_backtrace_status": (1, lambda _: backtraces_asked()), "fl_backtrace_slots": (1, lambda _: ""),
-    "fl_backtrace_restore": (2, lambda exception, slots: ()),
+    "fl_backtrace_restore": (2, lambda exception, slots: ()), "fl_callstack": (1, lambda count: ""),
 }
 
 

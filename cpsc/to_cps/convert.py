@@ -83,10 +83,10 @@ class Converter(Builder):
         self.group_parents: dict[str, str | None] = {}
         self.wrappers: dict[str, Known] = {}
         self.origins: dict[str, str] = {}  # each function made of the source: where it is written
-        self.source_names: dict[str, str] = {}
+        self.source_names: dict[str, str] = {}  # each function's name in the (monomorphic) source
         self.caught: set[str] = set()  # the names handlers give the exceptions they catch
         self.site: Span | None = None  # the application being converted (for `note_raise`)
-        self.raise_argument: ast.Expr | None = None  # and its first argument  # each function's name in the (monomorphic) source
+        self.raise_argument: ast.Expr | None = None  # and its first argument
 
     # ---------------------------------------------------------------- functions
     def define(self, known: Known, fun: ast.Expr, env: Scope[_Entry], parent: str | None,
@@ -100,6 +100,9 @@ class Converter(Builder):
             params.append(var)
             binds.append((pattern, var))
         entry = self.names.fresh(known.function + ".entry")
+        # With -g, Printexc.get_callstack stays a call, whose place is the call stack's first
+        if self.sites is not None and self.source_names.get(known.function) == "Printexc.get_callstack":
+            noinline = True
         self.functions[known.function] = ir.Function(known.function, tuple(params), known.result, entry, parent,
                                                      noinline)
         self.origins[known.function] = f"{fun.span.file}:{fun.span.line}:{fun.span.col}"
@@ -294,6 +297,8 @@ class Converter(Builder):
     def bind_pattern(self, pattern: ast.Pattern, value: ir.Operand, env: Scope[_Entry]) -> None:
         if isinstance(pattern, ast.PVar):
             env.bind(pattern.name, value)
+            if self.sites is not None and isinstance(value, ir.Var):
+                self.sites.sites.variables.setdefault(value.name, pattern.name)
         elif isinstance(pattern, ast.PTuple):
             for i, item in enumerate(pattern.items):
                 if ast.pattern_names(item):
@@ -617,7 +622,7 @@ class Converter(Builder):
         if isinstance(entry, Known) and len(arg_exprs) >= len(entry.param_types):
             count = len(entry.param_types)
             args = [self.value(a, env) for a in arg_exprs]
-            if tail is not None and len(args) == count:
+            if tail is not None and len(args) == count and not self.raises_again(entry):
                 self.finish(ir.TailCall(entry.function, tuple(args), loc))
                 return None
             value = self.emit("r", entry.result, ir.Call(entry.function, tuple(args[:count]), self.handler, loc))
@@ -625,6 +630,13 @@ class Converter(Builder):
         function = self.value(head, env)
         args = [self.value(a, env) for a in arg_exprs]
         return self.apply_rest(function, args, tail, loc)
+
+    def raises_again(self, entry: Known) -> bool:
+        """With -g, whether `entry` is Printexc.raise_with_backtrace, whose call is where the
+        exception is raised again (as OCaml's primitive), never a tail call that leaves no
+        frame."""
+        source = self.source_names.get(entry.function, "")
+        return self.sites is not None and source.split("<")[0] == "Printexc.raise_with_backtrace"
 
     def apply_rest(self, function: ir.Operand, args: list[ir.Operand], tail: ir.Ret | None,
                    loc: str) -> ir.Operand | None:

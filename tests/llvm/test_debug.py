@@ -55,6 +55,15 @@ def built(program: Path, folder: Path, *flags: str) -> Path:
     return folder / program.stem
 
 
+def ocamlopt_outcome(program: Path, folder: Path, env: dict[str, str]) -> str:
+    reference = folder / "ocaml"
+    reference.mkdir()
+    shutil.copy(program, reference / program.name)
+    subprocess.run(["ocamlopt", "-g", program.name, "-o", program.stem], cwd=reference, check=True,
+                   capture_output=True)
+    return outcome(reference / program.stem, env)
+
+
 @pytest.mark.skipif(shutil.which("ocamlopt") is None, reason="needs ocamlopt")
 @pytest.mark.parametrize("opt", ["-O0", "-O2"])
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.stem)
@@ -63,19 +72,23 @@ def test_backtraces_are_ocamlopts(program: Path, opt: str, tmp_path: Path):
     operations' raises print as `ocamlopt -g`'s do, at -O0 and with the optimiser's inlining:
     every frame, for a program marked `whole` (whose calls both compilers inline alike, the
     marks aside), else the raise point and the outermost frame."""
-    reference = tmp_path / "ocaml"
-    reference.mkdir()
-    shutil.copy(program, reference / program.name)
-    subprocess.run(["ocamlopt", "-g", program.name, "-o", program.stem], cwd=reference, check=True,
-                   capture_output=True)
     recording = {"OCAMLRUNPARAM": "b"}
-    expected = outcome(reference / program.stem, recording)
+    expected = ocamlopt_outcome(program, tmp_path, recording)
     assert "Raised at" in expected
     got = without_inlined(outcome(built(program, tmp_path, "-g", opt), recording))
     if "(* compare: whole *)" in program.read_text():
         assert got == without_inlined(expected)
     else:
         assert ends(got) == ends(without_inlined(expected))
+
+
+@pytest.mark.skipif(shutil.which("ocamlopt") is None, reason="needs ocamlopt")
+def test_the_callstack_is_ocamlopts_where_nothing_is_inlined(tmp_path: Path):
+    """`Printexc.get_callstack` at -O0: the place of its call, then of each call running."""
+    program = HERE.parent / "callstack.ml"
+    expected = ocamlopt_outcome(program, tmp_path, {})
+    assert "Called from Callstack.depth" in expected
+    assert without_inlined(outcome(built(program, tmp_path, "-g", "-O0"))) == without_inlined(expected)
 
 
 def test_ocamlrunparam_b_prints_the_backtrace_of_an_uncaught_exception(tmp_path: Path):
@@ -119,13 +132,16 @@ def test_gdb_stops_at_a_source_line_and_shows_fl_functions(tmp_path: Path):
         "  print_newline ();\n"
         "  print_int (n * 2)\n")
     executable = built(tmp_path / "sums.ml", tmp_path, "-g", "-O0")
-    session = subprocess.run(["gdb", "-batch", "-nx", "-ex", "break sums.ml:6", "-ex", "run", "-ex", "bt",
-                              "-ex", "info args", str(executable)],
+    session = subprocess.run(["gdb", "-batch", "-nx", "-ex", "break sums.ml:6", "-ex", "break sums.ml:12",
+                              "-ex", "run", "-ex", "bt", "-ex", "info args", "-ex", "continue", "-ex", "info locals",
+                              str(executable)],
                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert "Breakpoint 1, Sums.total (xs=" in session.stdout
     assert "6\t  let s = sum 0 xs in" in session.stdout
     assert " in Sums () at sums.ml:11" in session.stdout  # the caller, at its line
     assert "\nxs = 0x" in session.stdout
+    assert "Breakpoint 2, Sums () at sums.ml:12" in session.stdout
+    assert "\nn = 6\n" in session.stdout  # a `let`'s variable
 
 
 def test_the_readmes_backtrace_is_what_prog_fl_prints(tmp_path: Path):
@@ -136,3 +152,18 @@ def test_the_readmes_backtrace_is_what_prog_fl_prints(tmp_path: Path):
                           env={**os.environ, "OCAMLRUNPARAM": "b"})
     expected = "Fatal error: exception Prog.Boom(5)\n" + "".join(line[4:] + "\n" for line in shown.splitlines())
     assert (done.stdout, done.stderr, done.returncode) == ("4\n", expected, 2)
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="needs perf")
+def test_perf_attributes_time_to_fl_functions_and_lines(tmp_path: Path):
+    (tmp_path / "hot.ml").write_text("let rec fib n = if n < 2 then n else fib (n - 1) + fib (n - 2)\n"
+                                     "let () = print_int (fib 30)\n")
+    executable = built(tmp_path / "hot.ml", tmp_path, "-g")
+    recorded = subprocess.run(["perf", "record", "-q", "-o", "perf.data", str(executable)], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+    if recorded.returncode != 0:
+        pytest.skip(f"perf cannot record here: {recorded.stderr.strip()[:200]}")
+    report = subprocess.run(["perf", "report", "-i", "perf.data", "--stdio", "--sort", "sym,srcline"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120).stdout
+    hottest = next(line for line in report.splitlines() if line.strip() and not line.startswith("#"))
+    assert "fl.fib" in hottest and "hot.ml:1" in hottest
