@@ -60,7 +60,7 @@ RUNTIME = {
     "fl_channel_length": (I64, [I64]), "fl_channel_pos": (I64, [I64]), "fl_channel_seek": (I64, [I64, I64]),
     "fl_has_env": (I64, [PTR]), "fl_getenv": (PTR, [PTR]), "fl_update_dummy": (VOID, [PTR, PTR, I64]),
     "fl_fresh_exception": (PTR, [PTR]),
-    "fl_debug_info": (VOID, []), "fl_raise_at": (VOID, [PTR, PTR]), "fl_inlined_frame": (VOID, [PTR, PTR]), "fl_called_from": (VOID, [PTR]), "fl_backtrace_record": (VOID, [I64]),
+    "fl_debug_info": (VOID, []), "fl_raise_at": (VOID, [PTR, PTR]), "fl_inlined_frame": (VOID, [PTR, PTR]), "fl_called_from": (VOID, [PTR, PTR]), "fl_backtrace_record": (VOID, [I64]),
     "fl_backtrace_status": (I64, []), "fl_backtrace_slots": (PTR, []), "fl_backtrace_restore": (VOID, [PTR, PTR]),
     "fl_callstack": (PTR, [I64]),
     "sqrt": (F64, [F64]), "exp": (F64, [F64]), "log": (F64, [F64]), "sin": (F64, [F64]),
@@ -154,12 +154,22 @@ class ModuleLowering:
         self.sites = sites  # with -g: where calls are in the source, for backtraces
         self.module = ll.Module(name="fl")
         self.debug = DebugInfo(self.module, sites) if sites is not None else None  # and DWARF
-        if sites is not None:  # the runtime's: the places of the calls running (`enter_call`)
+        # With -g, in a program that asks for its call stack (Printexc.get_callstack): the
+        # runtime's places of the calls running (`framed_call`)
+        self.keeps_callstack = sites is not None and any(
+            isinstance(x.value, cps.Prim) and x.value.op == "callstack"
+            for f in module.functions for block in f.blocks for x in block.instructions)
+        if self.keeps_callstack:
             self.callstack_sites = ll.GlobalVariable(self.module, ll.ArrayType(PTR, CALLSTACK_SLOTS),
                                                      "fl_callstack_sites")
             self.callstack_depth = ll.GlobalVariable(self.module, I64, "fl_callstack_depth")
         self.runtime = {name: self._declare(name, r, a) for name, (r, a) in RUNTIME.items()}
         self.runtime["fl_exit"].attributes.append("noreturn")
+        # -g's notes touch only the runtime's backtrace (and read their arguments): a loop whose
+        # cold path raises keeps its loads hoisted and its values in registers
+        for note in ("fl_raise_at", "fl_called_from", "fl_inlined_frame"):
+            self.runtime[note].attributes.extend(["memory(argmem: read, inaccessiblemem: readwrite)", "nounwind",
+                                                  "willreturn"])
         self.functions: dict[str, ll.Function] = {}
         self.strings: dict[str, ll.GlobalVariable] = {}
         # ids of the LLVM values known at compile time beside literals: the globals made by
@@ -495,13 +505,13 @@ class FunctionLowering:
                                  cconv=self.owner.conventions[function], tail=tail)
 
     def framed_call(self, loc: str | None, make: Callable[[], ll.Value]) -> ll.Value:
-        """The call `make` emits; with -g, its place is on the runtime's stack of the calls
-        running while it runs (for Printexc.get_callstack): `sites[min(d, N-1)] = place;
+        """The call `make` emits; with -g, in a program that asks for its call stack, its place
+        is on the runtime's stack of the calls running while it runs: `sites[min(d, N-1)] = place;
         depth = d + 1; call; depth = d` (set back however the call ends, raising too)."""
         self.at(loc)
         sites = self.owner.sites
         site = sites.calls.get(loc) if sites is not None and loc is not None else None
-        if site is None:
+        if site is None or not self.owner.keeps_callstack:
             return make()
         b = self.builder
         depth = b.load(self.owner.callstack_depth, typ=I64)
@@ -607,7 +617,8 @@ class FunctionLowering:
         sites = self.owner.sites
         site = sites.calls.get(loc) if sites is not None and loc is not None else None
         if site is not None:
-            self.rt("fl_called_from", self.owner.string(site.describe()))
+            pending = self.builder.load(self.owner.pending_exception, typ=PTR)
+            self.rt("fl_called_from", pending, self.owner.string(site.describe()))
 
     def inlined_frame(self, v: cps.Prim) -> ll.Value:
         """`frame_at(e, loc)`: with -g, the inlined call at `loc` is a frame of e's backtrace."""

@@ -361,8 +361,8 @@ void fl_raise_at(void *exn, fl_string *where) {
     backtrace_push(where->bytes[0], where->bytes + 1, where->length - 1);
 }
 
-void fl_called_from(fl_string *where) {
-    if (backtrace_active && fl_exception == backtrace_exception) push_frame(where);
+void fl_called_from(void *exn, fl_string *where) {
+    if (backtrace_active && exn == backtrace_exception) push_frame(where);
 }
 
 /* A call that inlining removed, which the exception leaves through (cpsc/opt/inline.py). */
