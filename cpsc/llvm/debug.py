@@ -31,6 +31,7 @@ class DebugInfo:
         self.scopes: dict[tuple[str, str], str] = {}  # (subprogram, file) -> scope
         self.locations: dict[tuple[str, int, int], str] = {}
         self.types: dict[str, str] = {}
+        self.lines: dict[str, int] = {}  # subprogram -> the line its function is defined on
         main_file = next((s.file for s in sites.functions.values() if s.file not in sites.paths), "")
         self.main_file = main_file
         self.unit = module.add_metadata(
@@ -64,6 +65,7 @@ class DebugInfo:
             f"distinct !DISubprogram(name: {ll.quoted(name)}, "
             f"scope: {self.file(file)}, file: {self.file(file)}, line: {line}, type: {self.routine_type}, "
             f"scopeLine: {line}, spFlags: DISPFlagDefinition | DISPFlagOptimized, unit: {self.unit})")
+        self.lines[program] = line
         return program, self.location(program, file, file, line, site.column if site is not None else 0)
 
     def location(self, program: str, program_file: str, file: str, line: int, column: int) -> str:
@@ -84,7 +86,7 @@ class DebugInfo:
                   value: ll.Value) -> str:
         """The record that says parameter `index` (from 1) of `program`, `name` in the source
         (`x.1` is `x`), is `value` (for gdb's `info args`)."""
-        line = self.site_line(program)
+        line = self.lines[program]
         location = self.location(program, program_file, program_file, line, 0)
         return self.variable_value(program, program_file, _COPY_SUFFIX.sub("", name), f"arg: {index}, ", type_name,
                                    value, location)
@@ -94,16 +96,11 @@ class DebugInfo:
         """The record that says the variable `name` of `program` is `value` from here on (at
         `location`, `, !dbg !N`): a parameter (`argument`: `arg: N, `) or a `let`'s (for gdb's
         `info locals`)."""
-        line = self.site_line(program)
+        line = self.lines[program]
         variable = self.module.add_metadata(
             f"!DILocalVariable(name: {ll.quoted(name)}, {argument}scope: {program}, "
             f"file: {self.file(program_file)}, line: {line}, type: {self.type(type_name)})")
         return f"#dbg_value({value}, {variable}, !DIExpression(), {location[len(', !dbg '):]})"
-
-    def site_line(self, program: str) -> int:
-        text = self.module.metadata[int(program[1:])]
-        found = re.search(r"\bline: ([0-9]+)", text)
-        return int(found.group(1)) if found else 0
 
     def type(self, name: str) -> str:
         """A value's DWARF type: an int, float, bool or char as such, anything else a pointer."""
