@@ -1,4 +1,4 @@
-"""Builds cpsc with its stages compiled to C by mypyc (see `cpsc/native.py`); `CPSC_PURE=1`
+"""Builds cpsc with its stages compiled to C by mypyc (see `cpsc/support/native.py`); `CPSC_PURE=1`
 builds it without (pure Python, as every module also runs).
 
 `scripts/bootstrap` compiles a checkout in place: `python setup.py build_ext --inplace`."""
@@ -21,10 +21,10 @@ from setuptools.command.build_ext import build_ext
 # glue, whose ctypes call into code the execution engine owns crashed when compiled; and the
 # three interpreters, whose FL `Stack_overflow` is Python's RecursionError, which compiled
 # code never raises (it recurses on the C stack unchecked), and which the REPL subclasses.
-INTERPRETED = {"cpsc/__init__.py", "cpsc/__main__.py", "cpsc/native.py", "cpsc/dataclass_cache.py",
-               "cpsc/cache.py", "cpsc/deep_stack.py", "cpsc/api.py", "cpsc/cps/parser.py",
+INTERPRETED = {"cpsc/__init__.py", "cpsc/__main__.py", "cpsc/support/__init__.py", "cpsc/support/native.py", "cpsc/support/dataclass_cache.py",
+               "cpsc/support/cache.py", "cpsc/support/deep_stack.py", "cpsc/api.py", "cpsc/cps/parser.py",
                "cpsc/semantics/builtins.py", "cpsc/semantics/values.py", "cpsc/llvm/jit.py",
-               "cpsc/syntax/interp.py", "cpsc/cps/interp.py", "cpsc/ssa/interp.py"}
+               "cpsc/mono/interp.py", "cpsc/cps/interp.py", "cpsc/ssa/interp.py"}
 INTERPRETED_PACKAGES = ("cpsc/cli/", "cpsc/repl/", "cpsc/testing/")
 
 
@@ -51,7 +51,7 @@ def _compile_in_parallel(self: Any, sources: list[str], output_dir: str | None =
 
 
 class BuildCompiled(build_ext):
-    """Compiles the C files in parallel, then records the sources compiled (`cpsc/native.py`)."""
+    """Compiles the C files in parallel, then records the sources compiled (`cpsc/support/native.py`)."""
 
     def build_extensions(self) -> None:
         self.compiler.compile = _compile_in_parallel.__get__(self.compiler)
@@ -79,8 +79,8 @@ def _remove_stale_extensions() -> None:
 
 
 def _native_module() -> Any:
-    """`cpsc/native.py` alone: importing the package would run it."""
-    spec = importlib.util.spec_from_file_location("cpsc_native", "cpsc/native.py")
+    """`cpsc/support/native.py` alone: importing the package would run it."""
+    spec = importlib.util.spec_from_file_location("cpsc_native", "cpsc/support/native.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

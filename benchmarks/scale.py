@@ -92,7 +92,7 @@ def run_executable(build: Build, exe: Path) -> Build:
 def count_cpsc_instructions(source: Path, level: int, workdir: str) -> Build:
     """The instructions each stage of `cpsc build` executes (in place of seconds), counted by
     callgrind, which dumps its counts before every stage starts and after it ends (at the
-    hooks `cpsc.stages.stage_starts` and `stage_ended`)."""
+    hooks `cpsc.support.stages.stage_starts` and `stage_ended`)."""
     exe = source.with_suffix(f".O{level}")
     counts = Path(workdir) / f"{source.stem}.O{level}.callgrind"
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={counts}",
@@ -214,9 +214,9 @@ def main() -> int:
     if args.instructions and shutil.which("valgrind") is None:
         parser.error("--instructions needs valgrind")
     sizes = [int(s) for s in args.sizes.split(",")]
-    mode = subprocess.run([sys.executable, "-c", "import cpsc.native as n; print(n.mode())"], capture_output=True,
+    mode = subprocess.run([sys.executable, "-c", "import cpsc.support.native as n; print(n.mode())"], capture_output=True,
                           text=True).stdout.strip()
-    print(f"cpsc: {mode} (cpsc/native.py)")
+    print(f"cpsc: {mode} (cpsc/support/native.py)")
     too_fast: list[str] = []
     broken = False
     with tempfile.TemporaryDirectory() as workdir:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cpsc import dataclass_cache, native
+from cpsc.support import dataclass_cache, native
 
 native.select()  # compiled or source modules: before any of them is imported
 

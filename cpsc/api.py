@@ -14,11 +14,11 @@ In Jupyter a Program shows its IR, and `cfg(name)` its CFG as SVG.
 from __future__ import annotations
 
 from cpsc import driver
+from cpsc.elaborate import parse_module
 from cpsc.opt.pipeline import register_pass
 from cpsc.opt.substitute import CallSite
 from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
-from cpsc.syntax.parser import parse_module
 from cpsc.to_cps.convert import cps_convert_with_origins
 from cpsc.types.infer import infer_module
 from cpsc.types.prelude import checked_prelude, prelude_modules

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from cpsc.closure.convert import closure_convert
 from cpsc.cps.program import Program
 from cpsc.cps.sites import DebugSites
+from cpsc.elaborate import elaborate_unit
 from cpsc.llvm.backend import ForkedCompile, compile_timed, emit_object, link, optimize
 from cpsc.llvm.lower import functions_that_may_raise, lower_module, lower_part
 from cpsc.llvm.partition import part_count, partition
@@ -24,13 +25,14 @@ from cpsc.opt.pipeline import PassReport, run_pipeline
 from cpsc.ssa import ir as ssa_ir
 from cpsc.ssa.from_cps import to_ssa
 from cpsc.ssa.verify import verify_module
-from cpsc.stages import Stages
+from cpsc.support.stages import Stages
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import SourceFiles
-from cpsc.syntax.parser import parse_module
+from cpsc.syntax.parser import parse
 from cpsc.to_cps.convert import cps_convert
 from cpsc.types.datatypes import DataTypes
-from cpsc.types.infer import Typing, infer_module
+from cpsc.types.infer import infer_module
+from cpsc.types.inferred import Typing
 from cpsc.types.prelude import FORMAT_AT_EXIT, PRELUDE_FILE, checked_prelude, prelude_modules, prelude_text
 
 
@@ -42,7 +44,9 @@ def parse_program(text: str, file: str, sources: SourceFiles | None = None,
         sources.add(file, text)
         sources.add(PRELUDE_FILE, prelude_text())
     with stages.stage("parse"):
-        return parse_module(text, file, prelude_modules())
+        parsed = parse(text, file)
+    with stages.stage("elaborate"):
+        return elaborate_unit(parsed, prelude_modules())
 
 
 def front_end(text: str, file: str, sources: SourceFiles | None = None,

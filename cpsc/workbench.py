@@ -322,7 +322,7 @@ def _interpreted(level: str, program: Program, stdin: str, argv: list[str]) -> O
     builtins.PROGRAM_ARGUMENTS[:] = argv
     try:
         if level == "ast":
-            from cpsc.syntax.interp import run_ast
+            from cpsc.mono.interp import run_ast
 
             assert program.source is not None
             return run_ast(program.source, stdin)

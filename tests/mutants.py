@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cpsc import native
 from cpsc.cps import ir
 from cpsc.cps.primops import never_returns
 from cpsc.llvm import lower
 from cpsc.opt import contify, cse, facts, inline, licm, loads, local_refs, simplify, specialise
+from cpsc.support import native
 
 ENVIRONMENT = "CPSC_MUTANT"
 

@@ -1,4 +1,4 @@
-"""The dataclass method cache (`cpsc.dataclass_cache`): classes made with it behave as the
+"""The dataclass method cache (`cpsc.support.dataclass_cache`): classes made with it behave as the
 standard library makes them, its file round-trips, and a damaged file only means compiling."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cpsc import dataclass_cache
+from cpsc.support import dataclass_cache
 
 
 @pytest.fixture

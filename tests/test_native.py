@@ -1,4 +1,4 @@
-"""The choice between the compiled (mypyc) modules and their sources (`cpsc.native`): an
+"""The choice between the compiled (mypyc) modules and their sources (`cpsc.support.native`): an
 edited source must run as edited, never as it was compiled."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cpsc import native
+from cpsc.support import native
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ def test_a_checkout_without_a_manifest_is_stale_and_an_installed_copy_is_not(tmp
 def test_cpsc_pure_runs_every_stage_from_its_source(tmp_path: Path):
     program = tmp_path / "p.fl"
     program.write_text("let rec f n = if n = 0 then 0 else n + f (n - 1)\nlet () = print_int (f 10)\n")
-    script = ("import sys, cpsc, cpsc.native as n, cpsc.opt.simplify as s, cpsc.cps.ir as ir\n"
+    script = ("import sys, cpsc, cpsc.support.native as n, cpsc.opt.simplify as s, cpsc.cps.ir as ir\n"
               "from cpsc.cli.main import main\n"
               "print(n.mode(), s.__file__, ir.__file__, sep='|')\n"
               f"sys.exit(main(['build', {str(program)!r}, '-o', {str(tmp_path / 'p')!r}]))\n")

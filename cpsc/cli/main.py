@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, NoReturn
 from cpsc import driver
 from cpsc.cli.output import OutputError, check_output, made_atomically, write_atomically
 from cpsc.cps.sites import DebugSites
-from cpsc.deep_stack import call_with_deep_stack, max_syntax_depth
+from cpsc.elaborate import parse_module
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
 from cpsc.opt.pipeline import LEVELS, PASSES
-from cpsc.stages import Stages
+from cpsc.support.deep_stack import call_with_deep_stack, max_syntax_depth
+from cpsc.support.stages import Stages
 from cpsc.syntax import ast
 from cpsc.syntax.ast import deepest_span
 from cpsc.syntax.diagnostics import CompileError, SourceFiles, Span, render, too_deep
-from cpsc.syntax.parser import parse_module
 
 if TYPE_CHECKING:
     from cpsc.semantics.values import Outcome
@@ -307,9 +307,9 @@ def _too_deep(file: str) -> CompileError:
 
 def _interpret(args: argparse.Namespace, program: object, cps: object, stages: Stages) -> int:
     from cpsc.cps.interp import COUNTED, run_cps
+    from cpsc.mono.interp import run_ast
     from cpsc.semantics import builtins
     from cpsc.ssa.interp import run_ssa
-    from cpsc.syntax.interp import run_ast
 
     builtins.PROGRAM_ARGUMENTS[:] = [args.file, *args.arguments]  # Sys.argv, as `ocaml prog.fl ...` gives it
 

@@ -29,7 +29,7 @@ from cpsc.types.types import UNIT
 
 
 @dataclass
-class _Facts:
+class _References:
     """What closure conversion asks of the program, gathered function by function in one sweep
     of its continuations, before callc is split (splitting keeps every definition, use and call).
     The tables are per function: one table of every variable of a large program, looked up in
@@ -44,14 +44,14 @@ class _Facts:
     return_labels: set[str]  # the labels the split of callc gives its return points
 
     @staticmethod
-    def of(program: Program) -> _Facts:
+    def of(program: Program) -> _References:
         by_function: dict[str, list[ir.Cont]] = {name: [] for name in program.function_table}
         for cont in program.cont_table.values():
             by_function[cont.function].append(cont)
-        facts = _Facts(by_function, {}, {}, {}, set(), {}, set())
+        gathered = _References(by_function, {}, {}, {}, set(), {}, set())
         for name, f in program.function_table.items():
-            facts._gather(name, f)
-        return facts
+            gathered._gather(name, f)
+        return gathered
 
     def _gather(self, name: str, f: ir.Function) -> None:
         defined = {p.name: p for p in f.params}
@@ -93,24 +93,26 @@ class _Facts:
         return taken
 
 
-def free_variables(program: Program, globals_: frozenset[str] = frozenset(),
-                   facts: _Facts | None = None) -> dict[str, list[ir.Var]]:
-    """Each function's free variables (transitively through the functions it references),
-    leaving out `globals_` (main's variables that other functions load instead).
+def captured_variables(program: Program, globals_: frozenset[str] = frozenset(),
+                   gathered: _References | None = None) -> dict[str, list[ir.Var]]:
+    """What each function's closure (or its extra parameters) must carry: its free variables
+    and, transitively, those of the functions it references, leaving out `globals_` (main's
+    variables that other functions load instead). (`cpsc.cps.analysis.free_variables` is the
+    other meaning: what a function and those nested in it take from the functions around it.)
 
     A function needs, besides its own free variables, those of every function it calls or
     makes a closure of, minus what it defines itself. The reference graph is walked once with
     callees first (Tarjan's strongly connected components; only inside a component, a group of
     mutually recursive functions, is a fixed point iterated), so a chain of n functions costs
     n steps, not n rounds over all functions."""
-    facts = facts if facts is not None else _Facts.of(program)
-    defined = facts.defined
-    references = {name: sorted(facts.referenced[name]) for name in program.function_table}
+    gathered = gathered if gathered is not None else _References.of(program)
+    defined = gathered.defined
+    references = {name: sorted(gathered.referenced[name]) for name in program.function_table}
     free: dict[str, set[str]] = {}
     for component in strongly_connected_components(sorted(program.function_table), references):
         members = set(component)
         for m in component:
-            free[m] = (facts.own_free[m] - globals_).union(
+            free[m] = (gathered.own_free[m] - globals_).union(
                 *(free[g] for g in references[m] if g not in members)).difference(defined[m])
         changed = len(component) > 1
         while changed:  # mutual recursion: what one member needs, those calling it need too
@@ -120,11 +122,11 @@ def free_variables(program: Program, globals_: frozenset[str] = frozenset(),
                 if extra:
                     free[m] |= extra
                     changed = True
-    variables = facts.variables_named(set().union(*free.values()))
+    variables = gathered.variables_named(set().union(*free.values()))
     return {name: sorted((variables[v] for v in vs), key=lambda v: v.name) for name, vs in free.items()}
 
 
-def shared_globals(program: Program, facts: _Facts) -> dict[str, ir.Var]:
+def shared_globals(program: Program, gathered: _References) -> dict[str, ir.Var]:
     """Main's variables used by other functions: they become globals. (Lifted as parameters,
     they would be passed down every chain of calls: n top-level values used by a chain of n
     functions made parameter lists of length n, quadratic code in all.)
@@ -133,10 +135,10 @@ def shared_globals(program: Program, facts: _Facts) -> dict[str, ir.Var]:
     closure made in one iteration must keep its own after the next has stored another (five
     closures of `Array.init 5 (fun i -> let acc = ref i in fun x -> ...)` inlined into main
     would share the last `acc`). Those are captured and passed as any function's are."""
-    main_defined = facts.defined[program.main]
+    main_defined = gathered.defined[program.main]
     main_params = {p.name for p in program.function_table[program.main].params}
-    used = set().union(*(facts.own_free[name] for name in program.function_table if name != program.main))
-    repeated = _defined_repeatedly(facts.by_function[program.main])
+    used = set().union(*(gathered.own_free[name] for name in program.function_table if name != program.main))
+    repeated = _defined_repeatedly(gathered.by_function[program.main])
     return {name: main_defined[name] for name in sorted(used.intersection(main_defined) - main_params - repeated)}
 
 
@@ -149,19 +151,19 @@ def _defined_repeatedly(conts: list[ir.Cont]) -> set[str]:
 
 
 def closure_convert(program: Program) -> Program:
-    facts = _Facts.of(program)
-    shared = shared_globals(program, facts)
-    fvs = free_variables(program, frozenset(shared), facts)
-    names = NameSupply(facts.names_taken(program))
-    code_names = {g: names.fresh(g + ".code") for g in sorted(facts.escaping)}
+    gathered = _References.of(program)
+    shared = shared_globals(program, gathered)
+    fvs = captured_variables(program, frozenset(shared), gathered)
+    names = NameSupply(gathered.names_taken(program))
+    code_names = {g: names.fresh(g + ".code") for g in sorted(gathered.escaping)}
     functions: dict[str, ir.Function] = {}
     conts: dict[str, ir.Cont] = {}
     for name, f in program.function_table.items():
         lifted = [ir.Var(names.fresh(v.name), v.type) for v in fvs[name]]
         renaming: dict[str, ir.Operand] = {v.name: new for v, new in zip(fvs[name], lifted)}
-        loads = _load_globals(facts.own_free[name], shared, names, renaming) if name != program.main else ()
+        loads = _load_globals(gathered.own_free[name], shared, names, renaming) if name != program.main else ()
         functions[name] = ir.Function(name, tuple(lifted) + f.params, f.result, f.entry, None, f.noinline)
-        for original in facts.by_function[name]:
+        for original in gathered.by_function[name]:
             for cont in split_cont(original):
                 cont = _pass_free_variables(rename_cont(cont, renaming), fvs, code_names, renaming)
                 if name == program.main:
@@ -170,7 +172,7 @@ def closure_convert(program: Program) -> Program:
                     cont = ir.Cont(cont.label, cont.function, cont.params, loads + cont.bindings, cont.terminator)
                 conts[cont.label] = cont
     for g, code in code_names.items():
-        full = _full_entry(g, facts, fvs)
+        full = _full_entry(g, gathered, fvs)
         full_code = names.fresh(full + ".full") if full is not None else None
         f = program.function_table[g]
         closure_type = ir.curried_type(f.params, f.result)
@@ -238,11 +240,11 @@ def _pass_free_variables(cont: ir.Cont, fvs: dict[str, list[ir.Var]], code_names
     return ir.Cont(cont.label, cont.function, cont.params, tuple(bindings), term)
 
 
-def _full_entry(g: str, facts: _Facts, fvs: dict[str, list[ir.Var]]) -> str | None:
+def _full_entry(g: str, gathered: _References, fvs: dict[str, list[ir.Var]]) -> str | None:
     """The function g's closures are applied to all their arguments through: the one they all
     name, if its free variables are in g's closure record (lost when an optimisation made
     g no longer need one of them, say)."""
-    named = facts.fulls.get(g, set())
+    named = gathered.fulls.get(g, set())
     full = next(iter(named)) if len(named) == 1 else None
     if full is None or not set(v.name for v in fvs[full]) <= set(v.name for v in fvs[g]):
         return None

@@ -22,7 +22,7 @@ Type = TCon
 
 # The nodes made most often (here `Var`, `Const`, `Prim`, `Binding` and `Cont`; a few of the
 # AST's and of the passes' own records elsewhere) are not `frozen=True` and write their own
-# `__init__`: compiled by mypyc (`cpsc.native`), the methods `@dataclass` generates stay
+# `__init__`: compiled by mypyc (`cpsc.support.native`), the methods `@dataclass` generates stay
 # interpreted, and a frozen one sets each field through `object.__setattr__` (310 ns a node,
 # against 27 for a compiled `__init__`). Nothing changes them after they are made all the
 # same, the caches of `Cont` and `Program` aside.

@@ -12,14 +12,14 @@ from pyrsistent import pmap
 
 from cpsc.cps import ir
 from cpsc.cps.program import Program
-from cpsc.lang_files import lang_file
 from cpsc.semantics.builtins import ExceptionId
+from cpsc.support.files import package_file
 from cpsc.types.types import BASE_TYPES, BOOL, CHAR, EXNID, FLOAT, INT, STRING, UNIT, TCon
 
 
 @functools.cache
 def _parser() -> Lark:
-    return Lark(lang_file("cps.lark"), parser="lalr")
+    return Lark(package_file("cps/grammar.lark"), parser="lalr")
 
 
 def unescape(body: str) -> str:
@@ -62,14 +62,17 @@ def _handler_and_location(items: list[Any]) -> tuple[str | None, str | None]:
     return handler, location
 
 
-class _Pending:
+class PendingVariable:
     """A variable operand; its type is known only once every definition has been read."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
 
-class _Build(Transformer[Any, Any]):
+class TreeToIr(Transformer[Any, Any]):
+    """The CPS text's parse tree made IR nodes; the SSA parser extends it (their texts share
+    values and terminators)."""
+
     def start(self, items: list[Any]) -> Any:
         closed = len(items) > 1 and isinstance(items[1], Token) and items[1].type == "CLOSED"
         globals_: dict[str, TCon] = {i[1]: i[2] for i in items[1:] if isinstance(i, tuple) and i[0] == "global"}
@@ -176,7 +179,7 @@ class _Build(Transformer[Any, Any]):
         return ("tailapply", items[0], items[1], _handler_and_location(items[2:])[1])
 
     def var(self, items: list[Any]) -> Any:
-        return _Pending(str(items[0]))
+        return PendingVariable(str(items[0]))
 
     def int(self, items: list[Any]) -> Any:
         return ir.Const(int(items[0]), INT)
@@ -226,7 +229,7 @@ class Resolver:
         self.types = types
 
     def operand(self, o: Any) -> ir.Operand:
-        if isinstance(o, _Pending):
+        if isinstance(o, PendingVariable):
             if o.name not in self.types:
                 raise ValueError(f"variable {o.name} is never bound")
             return ir.Var(o.name, self.types[o.name])
@@ -269,7 +272,7 @@ class Resolver:
 
 def parse_program(text: str) -> Program:
     """Parse IR text; variable operands get the type of their (unique) binding."""
-    main, closed, globals_, functions = _Build().transform(_parser().parse(text))
+    main, closed, globals_, functions = TreeToIr().transform(_parser().parse(text))
     types: dict[str, TCon] = {}
     for _, f, conts in functions:
         types.update({p.name: p.type for p in f.params})

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
-from cpsc.cache import cache_dir
+from cpsc.support.cache import cache_dir
 
 
 @functools.cache
@@ -81,7 +81,7 @@ class ForkedCompile:
         os.close(descriptor)
         with warnings.catch_warnings():
             # Python 3.12 warns of forking a threaded process: the CLI's other thread only
-            # waits for this one (`cpsc.deep_stack`), and the child runs no Python threads.
+            # waits for this one (`cpsc.support.deep_stack`), and the child runs no Python threads.
             warnings.simplefilter("ignore", DeprecationWarning)
             self.pid = os.fork()
         if self.pid == 0:  # the child: never returns into the parent's code

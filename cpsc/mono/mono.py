@@ -14,11 +14,12 @@ from dataclasses import dataclass, field, replace
 from cpsc.mono.decision import compile_match
 from cpsc.semantics.builtins import COMPARISONS
 from cpsc.semantics.hashing import LIMIT, MEANINGFUL
+from cpsc.support.scope import Scope
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, Span
-from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataTypes
-from cpsc.types.infer import Scheme, Typing, constructor_arguments
+from cpsc.types.infer import constructor_arguments
+from cpsc.types.inferred import Scheme, Typing
 from cpsc.types.prelude import PRELUDE_FILE
 from cpsc.types.types import INT, STRING, UNIT, TCon, TVar, Type, arrow, is_arrow, resolve, show
 
@@ -508,11 +509,7 @@ def _pure(e: ast.Expr, env: Scope[_Entry]) -> bool:
     if isinstance(e, ast.If):
         return _pure(e.condition, env) and _pure(e.then_branch, env) and _pure(e.else_branch, env)
     if isinstance(e, ast.App):
-        head: ast.Expr = e
-        args: list[ast.Expr] = []
-        while isinstance(head, ast.App):
-            args.append(head.argument)
-            head = head.function
+        head, args = ast.applied(e)
         return (isinstance(head, ast.Var) and head.name in _PURE_PRIMITIVES and head.name not in env
                 and all(_pure(a, env) for a in args))
     return False
@@ -566,7 +563,7 @@ def monomorphise(module: ast.Module, typing: Typing, datatypes: DataTypes | None
     return ast.Program(body, datatypes, tuple(warnings))
 
 
-# The prelude's `at_exit` hook (lang/prelude.fl): bound only in a program that registers a
+# The prelude's `at_exit` hook (cpsc/stdlib/exit_and_channels.fl): bound only in a program that registers a
 # function or calls `exit` (monomorphisation drops it otherwise)
 EXIT_HOOK = "fl_exit_hook"
 _EXIT_HOOK_TYPE = TCon(EXIT_HOOK, ())

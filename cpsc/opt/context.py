@@ -14,11 +14,14 @@ the pass returns, and `run_pipeline` passes it on to the next pass.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from cpsc.cps import ir
+from cpsc.cps.analysis import name_supply, replace_values
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
-from cpsc.opt.analysis import name_supply
 
 
 @dataclass(frozen=True)
@@ -81,3 +84,30 @@ class PassContext:
 
     def remark(self, pass_name: str, loc: str | None, message: str) -> None:
         self.remarks.append(Remark(pass_name, loc, message))
+
+
+# What a pass found in one function: the function's continuations, each redundant variable's
+# replacement, the continuations whose terminators it replaces (a branch decided), and the
+# counts of what was found.
+Found = tuple[list[str], dict[str, ir.Operand], dict[str, ir.Terminator], Counter[str]]
+
+
+def replace_found(program: Program, context: PassContext | None, pass_name: str, step: str,
+                  find: Callable[[str], Found], stats: Counter[str]) -> Program:
+    """`program` with what `find` finds in each function replaced (values program-wide),
+    function by function while the fuel lasts: one function's replacements are one rewrite,
+    described by `step` (`"{count} values in {function}"`), and their counts go to `stats`."""
+    renaming: dict[str, ir.Operand] = {}
+    terminators: dict[str, ir.Terminator] = {}
+    holding: list[str] = []
+    for function in program.function_table:
+        labels, found, decided, counts = find(function)
+        count = len(found) + len(decided)
+        if count and context is not None and not context.allow(pass_name, step.format(count=count, function=function)):
+            break
+        stats.update(counts)
+        if count:
+            renaming.update(found)
+            terminators.update(decided)
+            holding.extend(labels)
+    return replace_values(program, holding, renaming, terminators) if holding else program

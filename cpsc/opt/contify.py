@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
-from cpsc.opt.analysis import ProgramFacts
+from cpsc.opt.call_graph import CallGraph
 from cpsc.opt.context import PassContext
 from cpsc.opt.substitute import CallSite, Relocation, ReturnPoint, call_sites_in, framed, return_point
 
@@ -79,7 +79,7 @@ class _Sites:
         return list(self.by_callee.get(callee, {}).values())
 
 
-def _sites_and_closures(program: Program, facts: ProgramFacts) -> tuple[_Sites, set[str]]:
+def _sites_and_closures(program: Program, facts: CallGraph) -> tuple[_Sites, set[str]]:
     sites = _Sites()
     closures: set[str] = set()
     conts = program.cont_table
@@ -93,7 +93,7 @@ def _sites_and_closures(program: Program, facts: ProgramFacts) -> tuple[_Sites, 
     return sites, closures
 
 
-def _plan(facts: ProgramFacts, g: str, sites: list[CallSite]) -> _Plan | None:
+def _plan(facts: CallGraph, g: str, sites: list[CallSite]) -> _Plan | None:
     inner = [s for s in sites if s.function == g]
     outer = [s for s in sites if s.function != g]
     if not outer or any(s.binding is not None for s in inner):
@@ -127,7 +127,7 @@ def reparented(program: Program, children: list[str], parent: str) -> dict[str, 
             for child in children for c in [table[child]]}
 
 
-def _contify(program: Program, plan: _Plan, names: NameSupply, facts: ProgramFacts,
+def _contify(program: Program, plan: _Plan, names: NameSupply, facts: CallGraph,
              sites: _Sites, frames: frozenset[str] | None = None) -> Program:
     """(`frames`, with -g: a function of one call that is not a tail call keeps its frame
     for backtraces, `framed`; the calls of a function of several are all tail calls.)"""
@@ -165,7 +165,7 @@ def _contify(program: Program, plan: _Plan, names: NameSupply, facts: ProgramFac
     return program
 
 
-def _callers_first(program: Program, facts: ProgramFacts) -> list[str]:
+def _callers_first(program: Program, facts: CallGraph) -> list[str]:
     """The functions in the order a walk of the call graph from main first meets them (the
     others after, by name). Contified in this order, a function moves into a caller that is
     done growing from above: in a chain `f1` tail-calling `f0`, `f2` calling `f1`, ..., each
@@ -192,7 +192,7 @@ def contify_with_stats(program: Program, context: PassContext | None = None) -> 
     # The facts and the sites follow every rewrite (each contification in a round relies on
     # them), so a later round, which finds what the first's contifications made possible, asks
     # them again rather than sweep the whole program anew; contification makes no closure.
-    facts = ProgramFacts(program)
+    facts = CallGraph(program)
     sites, closures = _sites_and_closures(program, facts)
     for _ in range(20):
         contified = 0
@@ -222,8 +222,3 @@ def _remark(context: PassContext, plan: _Plan) -> None:
     for site in plan.sites:
         context.remark("contify", site.loc, f"{plan.function} contified into {plan.caller}: {why}"
                        + (" (a loop)" if plan.inner else ""))
-
-
-def contify(program: Program) -> Program:
-    """Turn functions that always return to one place into continuations (module docstring)."""
-    return contify_with_stats(program)[0]

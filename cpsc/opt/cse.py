@@ -31,19 +31,18 @@ from collections import Counter
 from collections.abc import Hashable
 
 from cpsc.cps import ir
-from cpsc.cps.primops import evaluate, is_pure, never_returns
-from cpsc.cps.program import Program
-from cpsc.cps.rewrite import cont_definitions
-from cpsc.opt.analysis import (
+from cpsc.cps.analysis import (
     FunctionGraph,
     ImmutableFields,
     first_exit,
     fold_primitive,
     immutable_fields,
     incoming_arguments,
-    replace_values,
 )
-from cpsc.opt.context import PassContext
+from cpsc.cps.primops import evaluate, is_pure, never_returns
+from cpsc.cps.program import Program
+from cpsc.cps.rewrite import cont_definitions
+from cpsc.opt.context import Found, PassContext, replace_found
 
 Stats = Counter[str]
 
@@ -220,23 +219,13 @@ def cse_with_stats(program: Program, context: PassContext | None = None) -> tupl
     stats: Stats = Counter()
     incoming = incoming_arguments(program)
     immutable = immutable_fields(program)
-    renaming: dict[str, ir.Operand] = {}
-    holding: list[str] = []  # the continuations of the functions where values were found redundant
-    for function in program.function_table:
+
+    def find(function: str) -> Found:
         numbering = _Numbering(program, FunctionGraph(program, function), incoming, immutable)
         numbering.run()
         found: dict[str, ir.Operand] = {}
-        _eliminate(numbering, found, stats)
-        if found and context is not None and not context.allow("cse", f"{len(found)} values in {function}"):
-            break
-        if found:
-            renaming.update(found)
-            holding.extend(numbering.graph.labels)
-    if not renaming:
-        return program, stats
-    return replace_values(program, holding, renaming), stats
+        counts: Stats = Counter()
+        _eliminate(numbering, found, counts)
+        return numbering.graph.labels, found, {}, counts
 
-
-def cse(program: Program) -> Program:
-    """Common subexpressions and unchanging loop parameters merged (see the module docstring)."""
-    return cse_with_stats(program)[0]
+    return replace_found(program, context, "cse", "{count} values in {function}", find, stats), stats

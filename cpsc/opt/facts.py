@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from itertools import islice
 
 from cpsc.cps import ir
+from cpsc.cps.analysis import FunctionGraph, fold_primitive, incoming_arguments
 from cpsc.cps.program import Program
 from cpsc.cps.rewrite import cont_definitions
-from cpsc.opt.analysis import FunctionGraph, fold_primitive, incoming_arguments, replace_values
-from cpsc.opt.context import PassContext
+from cpsc.opt.context import Found, PassContext, replace_found
 from cpsc.types.types import BOOL, INT
 
 Stats = Counter[str]
@@ -510,25 +510,10 @@ def facts_with_stats(program: Program, context: PassContext | None = None) -> tu
     """Decide the comparisons, branches and switches that path facts decide."""
     stats: Stats = Counter()
     incoming = incoming_arguments(program)
-    renaming: dict[str, ir.Operand] = {}
-    jumps: dict[str, ir.Jump] = {}
-    holding: list[str] = []  # the continuations of the functions where something was decided
-    for function in program.function_table:
+
+    def find(function: str) -> Found:
         graph = FunctionGraph(program, function)
         walk = facts_of_function(program, graph, incoming)
-        if not (walk.renaming or walk.jumps):
-            continue
-        if context is not None and not context.allow("facts", f"{len(walk.renaming) + len(walk.jumps)} in {function}"):
-            break
-        renaming.update(walk.renaming)
-        jumps.update(walk.jumps)
-        holding.extend(graph.labels)
-        stats.update(walk.stats)
-    if not (renaming or jumps):
-        return program, stats
-    return replace_values(program, holding, renaming, dict(jumps)), stats
+        return graph.labels, walk.renaming, dict(walk.jumps), walk.stats
 
-
-def facts(program: Program) -> Program:
-    """Comparisons, branches and switches decided by path facts (see the module docstring)."""
-    return facts_with_stats(program)[0]
+    return replace_found(program, context, "facts", "{count} in {function}", find, stats), stats

@@ -30,11 +30,12 @@ from __future__ import annotations
 from collections import Counter
 
 from cpsc.cps import ir
+from cpsc.cps.analysis import name_supply
 from cpsc.cps.graphs import strongly_connected_components
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import function_references
-from cpsc.opt.analysis import ProgramFacts, name_supply, named_functions
+from cpsc.opt.call_graph import CallGraph
 from cpsc.opt.context import PassContext
 from cpsc.opt.substitute import (
     CallSite,
@@ -58,7 +59,7 @@ def call_sites(program: Program, function: str) -> list[CallSite]:
     return call_sites_in(program, function, function_conts(program, function))
 
 
-def why_not_inlinable(facts: ProgramFacts, site: CallSite) -> str | None:
+def why_not_inlinable(facts: CallGraph, site: CallSite) -> str | None:
     """What makes inlining this call site wrong (None: it can be inlined)."""
     program = facts.program
     callee = program.function_table[site.callee]
@@ -73,7 +74,7 @@ def why_not_inlinable(facts: ProgramFacts, site: CallSite) -> str | None:
 def inline_call_site(program: Program, site: CallSite) -> Program:
     """Inline one call site (from `call_sites`), heuristic or not; `NotInlinable` says why
     a call cannot be inlined."""
-    facts = ProgramFacts(program)
+    facts = CallGraph(program)
     reason = why_not_inlinable(facts, site)
     if reason is not None:
         raise NotInlinable(reason)
@@ -83,7 +84,7 @@ def inline_call_site(program: Program, site: CallSite) -> Program:
 class _Inliner:
     """Copies callees into callers, keeping the facts about the program up to date."""
 
-    def __init__(self, facts: ProgramFacts, names: NameSupply, frames: frozenset[str] | None = None) -> None:
+    def __init__(self, facts: CallGraph, names: NameSupply, frames: frozenset[str] | None = None) -> None:
         self.facts = facts
         self.names = names
         self.frames = frames  # -g: keep the frame of each call inlined (`framed`)
@@ -118,7 +119,7 @@ class _Inliner:
         return program, receiver, copies
 
 
-def _known_argument(facts: ProgramFacts, args: tuple[ir.Operand, ...]) -> bool:
+def _known_argument(facts: CallGraph, args: tuple[ir.Operand, ...]) -> bool:
     for a in args:
         if isinstance(a, ir.Const):
             return True
@@ -132,7 +133,7 @@ class _Heuristic:
     """One round of heuristic inlining over the whole program."""
 
     def __init__(self, program: Program, context: PassContext, stats: Stats, names: NameSupply) -> None:
-        self.facts = ProgramFacts(program)
+        self.facts = CallGraph(program)
         self.inliner = _Inliner(self.facts, names, context.frames)
         self.context = context
         self.budget = context.inline_budget
@@ -183,7 +184,7 @@ class _Heuristic:
         self.references[site.callee] -= 1
         self.dropped.add(site.callee)
         for cont in copies:
-            self.references.update(named_functions(cont))
+            self.references.update(ir.functions_named(cont))
         # calls this round did not consider, of callees the next round might inline
         copied_sites = call_sites_in(program, site.function, [cont.label for cont in copies],
                                      {cont.label: cont for cont in copies})
@@ -236,8 +237,3 @@ def inline_with_stats(program: Program, context: PassContext | None = None) -> t
         if not heuristic.may_find_more:
             break
     return program, stats
-
-
-def inline(program: Program) -> Program:
-    """Inline call sites by return-continuation substitution (see the module docstring)."""
-    return inline_with_stats(program)[0]

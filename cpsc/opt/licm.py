@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections import Counter
 
 from cpsc.cps import ir
+from cpsc.cps.analysis import FunctionGraph, first_exit, immutable_fields
 from cpsc.cps.primops import is_pure, never_returns
 from cpsc.cps.program import Program, function_conts
 from cpsc.cps.rewrite import cont_definitions
-from cpsc.opt.analysis import FunctionGraph, first_exit, immutable_fields
 from cpsc.opt.context import PassContext
 
 Stats = Counter[str]
@@ -160,8 +160,3 @@ def licm_with_stats(program: Program, context: PassContext | None = None) -> tup
                 break
             program = program.with_conts(conts)
     return program, stats
-
-
-def licm(program: Program) -> Program:
-    """Loop-invariant code motion (see the module docstring)."""
-    return licm_with_stats(program)[0]

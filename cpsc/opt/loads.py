@@ -33,10 +33,10 @@ from collections import Counter
 from collections.abc import Hashable
 
 from cpsc.cps import ir
+from cpsc.cps.analysis import FunctionGraph, ImmutableFields, immutable_fields
 from cpsc.cps.primops import PRIMITIVES_THAT_KEEP_THE_HEAP, is_pure
 from cpsc.cps.program import Program
-from cpsc.opt.analysis import FunctionGraph, ImmutableFields, immutable_fields, replace_values
-from cpsc.opt.context import PassContext
+from cpsc.opt.context import Found, PassContext, replace_found
 
 Stats = Counter[str]
 
@@ -148,23 +148,11 @@ def loads_with_stats(program: Program, context: PassContext | None = None) -> tu
     """Replace the loads of places whose value is known by that value."""
     stats: Stats = Counter()
     immutable = immutable_fields(program)
-    renaming: dict[str, ir.Operand] = {}
-    holding: list[str] = []
-    for function in program.function_table:
+
+    def find(function: str) -> Found:
         graph = FunctionGraph(program, function)
         walk = _Loads(program, graph, immutable)
         walk.run()
-        if walk.renaming and context is not None and not context.allow("loads", f"{len(walk.renaming)} in {function}"):
-            break
-        renaming.update(walk.renaming)
-        stats.update(walk.stats)
-        if walk.renaming:
-            holding.extend(graph.labels)
-    if not renaming:
-        return program, stats
-    return replace_values(program, holding, renaming), stats
+        return graph.labels, walk.renaming, {}, walk.stats
 
-
-def loads(program: Program) -> Program:
-    """Loads of places already known replaced by their values (see the module docstring)."""
-    return loads_with_stats(program)[0]
+    return replace_found(program, context, "loads", "{count} in {function}", find, stats), stats

@@ -34,10 +34,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from cpsc.cps import ir
+from cpsc.cps.analysis import FunctionGraph
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
 from cpsc.cps.rewrite import relabel_terminator, rename_program
-from cpsc.opt.analysis import FunctionGraph
 from cpsc.opt.context import PassContext
 from cpsc.types.types import UNIT
 
@@ -291,8 +291,3 @@ def _promote(graph: FunctionGraph, names: NameSupply,
     if not promotion.run():
         return None
     return promotion.conts, promotion.renaming
-
-
-def local_refs(program: Program) -> Program:
-    """Non-escaping refs become continuation parameters (see the module docstring)."""
-    return local_refs_with_stats(program)[0]

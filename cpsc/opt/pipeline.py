@@ -53,6 +53,12 @@ PASSES: dict[str, Pass] = {
 BUILT_IN = frozenset(PASSES)
 
 
+def run_alone(name: str, program: Program) -> Program:
+    """The pass `name` as the `Program -> Program` function it is: no fuel limit, its remarks
+    and statistics dropped."""
+    return PASSES[name].run(program, PassContext())[0]
+
+
 def register_pass(name: str, function: Callable[[Program], Program], doc: str | None = None) -> Pass:
     """Make a user's pass (any `Program -> Program` function) known by `name`: in `--passes`,
     the REPL's `:pass` and `run_pipeline`, without editing cpsc. Registering a name again

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cpsc.cps import ir
+from cpsc.cps.analysis import fold_primitive, incoming_arguments, name_supply
 from cpsc.cps.names import NameSupply
 from cpsc.cps.primops import is_pure
 from cpsc.cps.program import Program, function_conts
@@ -46,7 +47,6 @@ from cpsc.cps.rewrite import (
     split_callc,
     use_census,
 )
-from cpsc.opt.analysis import fold_primitive, incoming_arguments, name_supply
 from cpsc.opt.context import PassContext
 from cpsc.opt.parts import independent_parts
 from cpsc.types.types import BOOL
@@ -636,8 +636,3 @@ def _to_fixed_point(program: Program, region: Region, stats: Stats, context: Pas
             return program
         program = reduced
     return program
-
-
-def simplify(program: Program) -> Program:
-    """Shrinking reductions to a fixed point (see the module docstring)."""
-    return simplify_with_stats(program)[0]

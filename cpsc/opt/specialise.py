@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
 from cpsc.cps.program import Program
-from cpsc.opt.analysis import ProgramFacts
+from cpsc.opt.call_graph import CallGraph
 from cpsc.opt.context import PassContext
 from cpsc.opt.substitute import Relocation, ReturnPoint, fresh_copies, fresh_variables
 
@@ -62,7 +62,7 @@ class _Closure:
 
 
 class _Specialiser:
-    def __init__(self, facts: ProgramFacts, context: PassContext, names: NameSupply, stats: Stats) -> None:
+    def __init__(self, facts: CallGraph, context: PassContext, names: NameSupply, stats: Stats) -> None:
         self.facts = facts
         self.context = context
         self.names = names
@@ -321,11 +321,6 @@ def specialise_with_stats(program: Program, context: PassContext | None = None) 
     stats: Stats = Counter()
     if program.closed:  # (a closure then lists its captures: made afresh, it would need them)
         return program, stats
-    specialiser = _Specialiser(ProgramFacts(program), context, context.name_supply(program), stats)
+    specialiser = _Specialiser(CallGraph(program), context, context.name_supply(program), stats)
     specialiser.run()
     return specialiser.facts.program, stats
-
-
-def specialise(program: Program) -> Program:
-    """Copy functions for the known closures they are called with (see the module docstring)."""
-    return specialise_with_stats(program)[0]

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cpsc.mono.interp import Interpreter
 from cpsc.semantics.values import Outcome, machine, run_deep
 from cpsc.syntax import ast
-from cpsc.syntax.interp import Interpreter
 
 BindingKey = tuple[tuple[str, int, int, tuple[str, ...]], ...]
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any, Union
 
+from cpsc.elaborate.modules import FunctorValue, Scope, signature_items
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError
-from cpsc.syntax.modules import FunctorValue, Scope, signature_items
 from cpsc.types.datatypes import DataType, DataTypes, display_name
 from cpsc.types.types import TCon, TVar, Type, is_arrow, one_line, resolve, show
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from cpsc import driver
 from cpsc.cps.program import Program as CpsProgram
+from cpsc.elaborate import parse_module
+from cpsc.elaborate.modules import Env, FunctorValue, ModuleReport, Scope
 from cpsc.repl.kept_values import KeptValues
 from cpsc.repl.show import (
     BASE_PRINTERS,
@@ -38,10 +40,8 @@ from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, SourceFiles, Span, render, terminal_text
 from cpsc.syntax.module_ast import Constrained, ModuleDecl, ModulePath, ModuleTypeDecl, ModuleTypePath
-from cpsc.syntax.modules import Env, FunctorValue, ModuleReport, Scope
-from cpsc.syntax.parser import parse_module
 from cpsc.to_cps.convert import cps_convert_with_origins
-from cpsc.types.infer import Typing
+from cpsc.types.inferred import Typing
 from cpsc.types.prelude import PRELUDE_FILE, prelude_modules
 from cpsc.types.types import BOX, BOX0, BOX2, BREAK, CLOSE, TVar, Type, layout, one_line, resolve, show
 from cpsc.workbench import WorkbenchError

@@ -9,11 +9,11 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 
-from cpsc.deep_stack import call_with_deep_stack
 from cpsc.repl import directives
 from cpsc.repl.commands import COMMANDS, Quit, execute
 from cpsc.repl.directives import is_directive
 from cpsc.repl.session import Session
+from cpsc.support.deep_stack import call_with_deep_stack
 from cpsc.workbench import WorkbenchError
 
 BANNER = "cpsc toplevel: FL phrases end with ;;  (:help for commands, :quit or Ctrl-D to leave)\n"
@@ -168,7 +168,7 @@ def _terminal_lines(session: Session) -> Iterator[str]:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
 
-    from cpsc.cache import cache_dir
+    from cpsc.support.cache import cache_dir
 
     prompt: PromptSession[str] = PromptSession(history=FileHistory(str(cache_dir() / "repl_history")),
                                                completer=_completer(session), complete_while_typing=False)

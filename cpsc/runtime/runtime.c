@@ -558,7 +558,7 @@ static char *channel_buffers[MAX_CHANNELS];  /* (glibc sizes a buffer it makes i
 static int64_t channel_count = 1;
 static int last_channel_errno;
 
-/* open_in_gen / open_out_gen (lang/prelude.fl, `fl_open_gen`): open(2) with OCaml's flags, in
+/* open_in_gen / open_out_gen (cpsc/stdlib/exit_and_channels.fl, `fl_open_gen`): open(2) with OCaml's flags, in
    the order of its type open_flag, and the permissions. */
 static FILE *open_general(const char *path, int64_t mode) {
     static const int flags_of[] = { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_TRUNC, O_EXCL, 0, 0, O_NONBLOCK };
@@ -683,7 +683,7 @@ int64_t fl_remove_file(fl_string *path) {
 
 int64_t fl_file_exists(fl_string *path) { return access(c_string(path), F_OK) == 0; }
 
-/* Sys's file system and shell (lang/prelude.fl); an error's text is fl_channel_error's. */
+/* Sys's file system and shell (cpsc/stdlib/sys.fl); an error's text is fl_channel_error's. */
 int64_t fl_is_directory(fl_string *path) {
     struct stat info;
     if (stat(c_string(path), &info) != 0) { last_channel_errno = errno; return -1; }
@@ -764,7 +764,7 @@ int64_t fl_command(fl_string *text) {
 /* Sys.time: the processor time the program has used, in seconds. */
 double fl_cpu_time(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-/* The collector's figures that the Gc module shows (lang/prelude.fl), in words: 0 allocated
+/* The collector's figures that the Gc module shows (cpsc/stdlib/weak_gc.fl), in words: 0 allocated
    (libgc counts a free list's refill when it is made), 1 the heap, 2 collections, 3 free. */
 double fl_gc_counter(int64_t which) {
     switch (which) {

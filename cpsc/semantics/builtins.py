@@ -20,7 +20,7 @@ from cpsc.semantics import channels
 from cpsc.semantics.formatting import format_value
 from cpsc.semantics.hashing import hash_value
 
-# Source-level primitives: name -> OCaml type. Everything else in the prelude is FL (`lang/prelude.fl`).
+# Source-level primitives: name -> OCaml type. Everything else in the prelude is FL (`cpsc/stdlib/`).
 PRIMITIVE_TYPES: dict[str, str] = {
     "+": "int -> int -> int", "-": "int -> int -> int", "*": "int -> int -> int",
     "/": "int -> int -> int", "mod": "int -> int -> int", "land": "int -> int -> int",

@@ -86,7 +86,7 @@ _MODES = {0: "rb", 1: "wb", 2: "ab"}  # read, write (truncated), append
 BUFFER_BYTES = 65536  # OCaml's channel buffer: what one read of a file gives at most
 
 
-_GENERAL, _INPUT = 1 << 20, 1 << 19  # open_in_gen / open_out_gen (lang/prelude.fl, `fl_open_gen`)
+_GENERAL, _INPUT = 1 << 20, 1 << 19  # open_in_gen / open_out_gen (cpsc/stdlib/exit_and_channels.fl, `fl_open_gen`)
 # open_flag bits, in the order of OCaml's type, as open(2)'s flags
 _FLAGS = [os.O_RDONLY, os.O_WRONLY, os.O_APPEND, os.O_CREAT, os.O_TRUNC, os.O_EXCL, 0, 0, os.O_NONBLOCK]
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cpsc import deep_stack
-from cpsc.deep_stack import call_with_deep_stack, with_recursion_limit
 from cpsc.semantics import builtins as b
 from cpsc.semantics import channels
+from cpsc.support import deep_stack
+from cpsc.support.deep_stack import call_with_deep_stack, with_recursion_limit
 
 
 @dataclass

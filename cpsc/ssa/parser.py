@@ -9,18 +9,18 @@ from typing import Any
 from lark import Lark, Token
 
 from cpsc.cps import ir as cps
-from cpsc.cps.parser import Resolver, _Build, _Pending, full_entry_of
-from cpsc.lang_files import lang_file
+from cpsc.cps.parser import PendingVariable, Resolver, TreeToIr, full_entry_of
 from cpsc.ssa import ir
+from cpsc.support.files import package_file
 from cpsc.types.types import TCon
 
 
 @functools.cache
 def _parser() -> Lark:
-    return Lark(lang_file("ssa.lark"), parser="lalr")
+    return Lark(package_file("ssa/grammar.lark"), parser="lalr")
 
 
-class _BuildSsa(_Build):
+class SsaTreeToIr(TreeToIr):
     """The CPS text's operands, values and types, plus SSA's functions, blocks and phis."""
 
     def start(self, items: list[Any]) -> Any:
@@ -31,7 +31,7 @@ class _BuildSsa(_Build):
         return str(items[0]), globals_, [i for i in items[1:] if not is_global(i)]
 
     def var(self, items: list[Any]) -> Any:
-        return _Pending(str(items[0])[1:])
+        return PendingVariable(str(items[0])[1:])
 
     def param(self, items: list[Any]) -> cps.Var:
         return cps.Var(str(items[0])[1:], items[1])
@@ -83,7 +83,7 @@ class _BuildSsa(_Build):
 
 
 def parse_module(text: str) -> ir.Module:
-    main, globals_, functions = _BuildSsa().transform(_parser().parse(text))
+    main, globals_, functions = SsaTreeToIr().transform(_parser().parse(text))
     return ir.Module(tuple(_function(*f) for f in functions), main, globals_)
 
 

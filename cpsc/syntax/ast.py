@@ -263,7 +263,7 @@ class Tuple:
 
 @dataclass(frozen=True, slots=True)
 class Annot:
-    """`(e : t)`; a `sealing` one is a signature's view of a module's value (`cpsc.syntax.modules`):
+    """`(e : t)`; a `sealing` one is a signature's view of a module's value (`cpsc.elaborate.modules`):
     e has t with the abstract types the signature made (`sealing`, their names) as their
     definitions, the whole has t."""
 
@@ -398,7 +398,7 @@ class For:
 
 @dataclass(frozen=True, slots=True)
 class LocalOpen:
-    """`let open M in e`, `M.(e)`: gone once the module language is elaborated (`cpsc.syntax.modules`)."""
+    """`let open M in e`, `M.(e)`: gone once the module language is elaborated (`cpsc.elaborate.modules`)."""
 
     path: str
     body: Expr
@@ -493,7 +493,7 @@ class ExceptionDecl:
 
 @dataclass(frozen=True, slots=True)
 class SignatureCheck:
-    """Left by a signature ascription (`cpsc.syntax.modules`): the type checker checks that
+    """Left by a signature ascription (`cpsc.elaborate.modules`): the type checker checks that
     `value` (a flat name) has a type at least as general as `type`, the signature's for `name`."""
 
     value: str
@@ -530,7 +530,7 @@ class ValueSpec:
 @dataclass(frozen=True, slots=True)
 class CheckOnly:
     """Declarations that are type-checked and then dropped: a functor's body, elaborated once
-    with its parameters as their signatures describe them (`cpsc.syntax.modules`), so that an
+    with its parameters as their signatures describe them (`cpsc.elaborate.modules`), so that an
     error in it is reported even where no application reaches it, as OCaml reports it.
     `functor` is the functor's flat name (`M.F`)."""
 
@@ -567,6 +567,18 @@ def application_spine(expr: App) -> tuple[Expr, list[App]]:
         head = head.function
     applications.reverse()
     return head, applications
+
+
+def applied(expr: Expr) -> tuple[Expr, list[Expr]]:
+    """`f a1 ... an`: f and its arguments, left to right (`expr` itself and none if it is no
+    application). Without recursion."""
+    arguments: list[Expr] = []
+    head = expr
+    while isinstance(head, App):
+        arguments.append(head.argument)
+        head = head.function
+    arguments.reverse()
+    return head, arguments
 
 
 def pattern_names(pattern: Pattern) -> list[str]:

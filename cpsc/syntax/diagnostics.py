@@ -89,5 +89,5 @@ def terminal_text(line: str) -> str:
 
 def too_deep(span: Span, limit: int) -> CompileError:
     """The diagnostic for a program nested beyond what the compiler's stack holds
-    (`cpsc.deep_stack.max_syntax_depth`), where it passes the limit."""
+    (`cpsc.support.deep_stack.max_syntax_depth`), where it passes the limit."""
     return CompileError(span, f"this expression is nested too deeply for cpsc to compile (more than {limit:,} levels)")

@@ -1,4 +1,4 @@
-"""A tighter driver for the LALR tables Lark computes for `lang/grammar.lark`, loaded without Lark.
+"""A tighter driver for the LALR tables Lark computes for `grammar.lark` (beside it), loaded without Lark.
 
 Lark's own loop looks each rule up by a Python-level hash and equality of its rule object,
 and re-reads its fields, at every reduction; an FL expression climbs a dozen precedence

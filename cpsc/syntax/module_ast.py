@@ -1,7 +1,7 @@
 """The module language as parsed: structures, functors, signatures and the declarations and
 expressions that name them.
 
-None of these nodes outlives parsing: `cpsc.syntax.modules` elaborates them into the core
+None of these nodes outlives parsing: `cpsc.elaborate.modules` elaborates them into the core
 declarations of `cpsc.syntax.ast` (flat, with dotted names), so later stages never see a module.
 """
 

@@ -35,8 +35,8 @@ def check_pass(transform: Callable[[Program], Program], source: str,
     the verifier accepts its result, and the CPS and SSA interpreters print what the AST
     interpreter does, with the same status. Returns the transformed program."""
     from cpsc.cps.interp import run_cps
+    from cpsc.mono.interp import run_ast
     from cpsc.ssa.interp import run_ssa
-    from cpsc.syntax.interp import run_ast
 
     typed = driver.front_end(source, file)
     reference = run_ast(typed, stdin="")

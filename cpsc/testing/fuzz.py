@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--require-compiled", action="store_true",
                         help="fail unless the compiler runs compiled (mypyc), the build users get")
     args = parser.parse_args(argv)
-    from cpsc import native
+    from cpsc.support import native
 
     print(f"fuzz: the compiler runs {native.mode()}")
     if args.require_compiled and native.mode() != "compiled":

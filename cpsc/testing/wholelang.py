@@ -536,10 +536,10 @@ def outcomes(source: str, native: bool = True, only: str | None = None) -> Itera
     compiler (a diagnostic, a verifier's complaint, a crash)."""
     from cpsc import driver
     from cpsc.cps.interp import run_cps
+    from cpsc.mono.interp import run_ast
     from cpsc.opt.pipeline import LEVELS
     from cpsc.ssa.interp import run_ssa
     from cpsc.syntax.diagnostics import CompileError
-    from cpsc.syntax.interp import run_ast
 
     try:
         typed = driver.front_end(source, "prog.ml")

@@ -15,8 +15,8 @@ from typing import Any
 
 from cpsc.cps import ir
 from cpsc.cps.names import NameSupply
+from cpsc.support.scope import Scope
 from cpsc.syntax import ast
-from cpsc.syntax.scope import Scope
 from cpsc.types.datatypes import DataTypes
 from cpsc.types.types import EXNID, TCon
 

@@ -20,9 +20,9 @@ from cpsc.cps.program import Program
 from cpsc.cps.sites import DebugSites
 from cpsc.mono.mono import EXIT_HOOK
 from cpsc.semantics.builtins import PRIMITIVE_TYPES, UNORDERED
+from cpsc.support.scope import Scope
 from cpsc.syntax import ast, recursive_values
 from cpsc.syntax.diagnostics import CompileError, Span
-from cpsc.syntax.scope import Scope
 from cpsc.to_cps.builder import Builder
 from cpsc.to_cps.compare import comparison_function
 from cpsc.to_cps.debug import SiteRecorder
@@ -602,12 +602,7 @@ class Converter(Builder):
 
     def application(self, expr: ast.App, env: Scope[_Entry], tail: ir.Ret | None) -> ir.Operand | None:
         """A call; in tail position (tail is the current `ret`) it may end the block and return None."""
-        head: ast.Expr = expr
-        arg_exprs: list[ast.Expr] = []
-        while isinstance(head, ast.App):
-            arg_exprs.append(head.argument)
-            head = head.function
-        arg_exprs.reverse()
+        head, arg_exprs = ast.applied(expr)
         loc = f"{expr.span.file}:{expr.span.line}:{expr.span.col}"
         if self.sites is not None and not _made_up(head):
             self.sites.call(loc, self.current_function, expr.span)

@@ -6,16 +6,15 @@ the text of its `raise_at` primitive."""
 from __future__ import annotations
 
 from cpsc.cps.sites import DebugSites, Site
-from cpsc.lang_files import lang_path
 from cpsc.syntax.diagnostics import Span
-from cpsc.types.infer import unit_name
-from cpsc.types.prelude import PRELUDE_FILE
+from cpsc.syntax.units import unit_name
+from cpsc.types.prelude import PRELUDE_FILE, prelude_path
 
 
 class SiteRecorder:
     def __init__(self, sites: DebugSites) -> None:
         self.sites = sites
-        sites.paths.setdefault(PRELUDE_FILE, lang_path("prelude.fl"))
+        sites.paths.setdefault(PRELUDE_FILE, prelude_path())
 
     def define(self, function: str, source_name: str, parent: str | None, span: Span) -> None:
         """A function made of the source: `source_name` as monomorphisation named it

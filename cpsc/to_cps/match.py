@@ -14,8 +14,8 @@ from typing import Any
 
 from cpsc.cps import ir
 from cpsc.mono import decision as d
+from cpsc.support.scope import Scope
 from cpsc.syntax import ast
-from cpsc.syntax.scope import Scope
 from cpsc.to_cps.builder import Builder
 from cpsc.types.types import BOOL, EXNID, FLOAT, INT, STRING, TCon
 

@@ -8,18 +8,19 @@ instantiated with; monomorphisation (`cpsc.mono`) reads both.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
+from cpsc.elaborate.modules import Scope as ModuleScope
+from cpsc.formats.format_printf import PRINTERS, format_value, printer_function
 from cpsc.semantics.builtins import PREDEFINED_EXCEPTIONS, PRIMITIVE_TYPES
+from cpsc.support.scope import Scope
 from cpsc.syntax import ast, recursive_values
 from cpsc.syntax.diagnostics import CompileError, Span
-from cpsc.syntax.format_printf import PRINTERS, format_value, printer_function
-from cpsc.syntax.modules import Scope as ModuleScope
 from cpsc.syntax.parser import parse_type
-from cpsc.syntax.scope import Scope
+from cpsc.syntax.units import unit_name
 from cpsc.types.datatypes import DataType, DataTypes, display_name, record, substitute, variant
+from cpsc.types.inferred import Declarations, Scheme, Typing, unqualified_type_name
 from cpsc.types.labels import LabelledApplication, eliminate_optional, has_labels, is_inferred, option_type
 from cpsc.types.types import (
     BASE_TYPES,
@@ -41,136 +42,7 @@ from cpsc.types.types import (
     show_expanded,
     tuple_type,
 )
-
-# The library's types by their qualified names (a program's modules declare theirs by their
-# flat names, `M.t`: `cpsc.syntax.modules`)
-LIBRARY_TYPES = {"Hashtbl.t": "fl_hashtbl", "Array.t": "array", "List.t": "list", "String.t": "string",
-                  "Char.t": "char", "Stdlib.ref": "ref", "Stdlib.option": "option", "Option.t": "option",
-                  "Stdlib.result": "result", "Result.t": "result", "Int.t": "int", "Bool.t": "bool",
-                  "Float.t": "float", "Stack.t": "fl_stack", "Queue.t": "fl_queue", "Buffer.t": "fl_buffer"}
-
-
-def unqualified_type_name(name: str) -> str:
-    """The type a qualified name declares: the library's (`Hashtbl.t`) by their internal names,
-    a program's modules' by their flat names, as written (`M.t`)."""
-    return LIBRARY_TYPES.get(name, name)
-
-
-@dataclass(frozen=True)
-class Scheme:
-    """`forall quantified. type`."""
-
-    quantified: tuple[TVar, ...]
-    type: Type
-
-
-@dataclass
-class Typing:
-    """What inference learned: node types and instantiations, keyed by `id(node)`."""
-
-    types: dict[int, Type] = field(default_factory=dict)
-    # Var occurrence -> (scheme it refers to, the instance type of each quantified variable)
-    instances: dict[int, tuple[Scheme, tuple[Type, ...]]] = field(default_factory=dict)
-    # binding pattern id (PVar of a let) -> its scheme
-    schemes: dict[int, Scheme] = field(default_factory=dict)
-    # constructor (expression or pattern) -> its key in `DataTypes`
-    constructors: dict[int, str] = field(default_factory=dict)
-    # record, field access or record pattern -> the keys of its fields (in the order written)
-    fields: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    # an abstract type a signature made (`ast.AbstractType`) -> its parameters and definition
-    abstract: dict[str, tuple[tuple[str, ...], TCon]] = field(default_factory=dict)
-    # an application with labels, or leaving out optional arguments (its outermost `ast.App`)
-    # -> the same in positional order, which later stages see instead (`cpsc.types.labels`)
-    positional: dict[int, ast.Expr] = field(default_factory=dict)
-    # the modules whose values the program names (`List` for `List.map`), its own and the library's
-    modules_named: set[str] = field(default_factory=set)
-    warnings: list[CompileError] = field(default_factory=list)  # OCaml's warnings found by inference
-    # the library's Int32.t, Int64.t, Nativeint.t and Bytes.t: internal name -> source name
-    # (`cpsc.types.datatypes.hashed_apart`), which monomorphisation keeps apart from their
-    # definitions for `Hashtbl.hash`; the first three are the types of patterns `5l`, `5L`, `5n`
-    hashed_apart: dict[str, str] = field(default_factory=dict)
-
-    def reveal(self, t: Type, only: frozenset[str] | None = None, kept: frozenset[str] = frozenset()) -> Type:
-        """`t` with its abstract types replaced by their definitions (what later stages see), or
-        just those named `only` (a module's own, seen from inside: the abstract types of the
-        modules it uses stay abstract), but for those `kept`."""
-        t = resolve(t)
-        if isinstance(t, TVar):
-            return t
-        revealed = t.name in self.abstract and (only is None or t.name in only) and t.name not in kept
-        if not t.args and not revealed:
-            return t
-        args = tuple(self.reveal(a, only, kept) for a in t.args)
-        if revealed:
-            params, definition = self.abstract[t.name]
-            return self.reveal(substitute(definition, dict(zip(params, args))), only, kept)
-        return TCon(t.name, args)
-
-
-_BUILTIN_TYPES: dict[str, tuple[str, int]] = {name: (name, 0) for name in BASE_TYPES}
-_BUILTIN_TYPES.update({"list": ("list", 1), "array": ("array", 1), "exn": ("exn", 0)})
-
-
-@dataclass
-class Declarations:
-    """The type-level names in scope: type constructors (source name -> internal name, arity),
-    abbreviations, and the constructors and record fields visible by source name."""
-
-    datatypes: DataTypes = field(default_factory=DataTypes)
-    type_names: dict[str, tuple[str, int]] = field(default_factory=lambda: dict(_BUILTIN_TYPES))
-    abbreviations: dict[str, tuple[tuple[str, ...], ast.TypeExpr]] = field(default_factory=dict)
-    constructors: dict[str, str] = field(default_factory=lambda: {"[]": "[]", "::": "::"})
-    fields: dict[str, str] = field(default_factory=dict)
-
-    def copy(self) -> Declarations:
-        return Declarations(self.datatypes.copy(), dict(self.type_names), dict(self.abbreviations),
-                            dict(self.constructors), dict(self.fields))
-
-
-
-
-class _TypeError(Exception):
-    pass
-
-
-class _Occurs(_TypeError):
-    """A type variable would occur inside the type it is unified with."""
-
-    def __init__(self, var: TVar, inside: Type) -> None:
-        super().__init__("occurs")
-        self.var, self.inside = var, inside
-
-
-def _occurs_and_adjust(var: TVar, t: Type) -> None:
-    t = resolve(t)
-    if t is var:
-        raise _TypeError("occurs")
-    if isinstance(t, TVar):
-        t.level = min(t.level, var.level)
-    else:
-        for arg in t.args:
-            _occurs_and_adjust(var, arg)
-
-
-def unify(a: Type, b: Type) -> None:
-    a, b = resolve(a), resolve(b)
-    if a is b:
-        return
-    if isinstance(a, TVar) or isinstance(b, TVar):
-        var, other = (a, b) if isinstance(a, TVar) else (b, a)
-        assert isinstance(var, TVar)
-        try:
-            _occurs_and_adjust(var, other)
-        except _TypeError:
-            raise _Occurs(var, other) from None
-        if isinstance(other, TVar) and other.name is None:
-            other.name = var.name  # (what the program named one of the two, it names)
-        var.link = other
-    elif a.name != b.name or len(a.args) != len(b.args):
-        raise _TypeError("clash")
-    else:
-        for x, y in zip(a.args, b.args):
-            unify(x, y)
+from cpsc.types.unify import Occurs, UnificationError, unify
 
 
 @functools.cache
@@ -224,7 +96,7 @@ class Inferencer:
     def expect(self, actual: Type, expected: Type, span: Span, what: str = "expression") -> None:
         try:
             unify(actual, expected)
-        except _TypeError as err:
+        except UnificationError as err:
             names: dict[int, str] = {}
             actual_text, expected_text = show_expanded(actual, names), show_expanded(expected, names)
             if what == "pattern":  # `actual` is the type matched, `expected` the pattern's own
@@ -232,7 +104,7 @@ class Inferencer:
                            f"which matches values of type {actual_text}")
             else:
                 message = f"This {what} has type {actual_text} but an {what} was expected of type {expected_text}"
-            if isinstance(err, _Occurs):
+            if isinstance(err, Occurs):
                 message += f"\n       The type variable {show(err.var, names)} occurs inside {show(err.inside, names)}"
             raise CompileError(span, message) from None
 
@@ -604,7 +476,7 @@ class Inferencer:
         if isinstance(expr, (ast.Construct, ast.Record)):
             self.expected = expected
         if isinstance(expr, ast.Const) and expr.kind == "string" and _is_format(expected):
-            # a literal where a format is expected is one, as in OCaml (`cpsc.syntax.format_printf`)
+            # a literal where a format is expected is one, as in OCaml (`cpsc.formats.format_printf`)
             value = format_value(expr)
             self.typing.positional[id(expr)] = value
             self.expected = expected
@@ -942,7 +814,7 @@ class Inferencer:
             variable.link = TCon(name)  # rigid: no type but itself is equal to it
         try:
             unify(actual, expected)
-        except _TypeError:
+        except UnificationError:
             raise CompileError(check.span, f"Signature mismatch:\n       Values do not match:\n"
                                f"         val {check.name} : {show(env[check.value].type)}\n"
                                f"       is not included in\n         val {check.name} : {shown}") from None
@@ -1048,11 +920,6 @@ def _erasable(result: Type) -> bool:
         t = resolve(t.args[1])
     return isinstance(t, TVar)
 
-
-def unit_name(file: str) -> str:
-    """OCaml's name for the compilation unit of a source file: `prog.fl` is `Prog`."""
-    base = os.path.basename(file).split(".")[0]
-    return base[:1].upper() + base[1:]
 
 
 def _unqualified(name: str) -> str:

@@ -1,4 +1,5 @@
-"""The prelude (`lang/prelude.fl`), parsed and type-checked once, not on every build.
+"""The prelude, parsed and type-checked once, not on every build. Its text is the standard
+library's files (`cpsc/stdlib/*.fl`) joined in the order `cpsc/stdlib/order.txt` lists.
 
 It is kept in memory for the life of the process (the REPL, the tests) and on disk in the
 user's cache folder, since each `cpsc build` is a new process. The file's name carries a digest
@@ -18,22 +19,29 @@ import os
 import pickle
 import tempfile
 
-from cpsc.cache import cache_dir, pickle_by_constructor, source_text
-from cpsc.lang_files import lang_file
+import cpsc.elaborate
+from cpsc.elaborate import modules, parse_module
+from cpsc.formats import format_printf, printf, scanf
+from cpsc.formats.format_printf import FORMAT_MEMBERS
+from cpsc.formats.printf import PRINTF_MEMBERS
+from cpsc.formats.scanf import SCANF_MEMBERS
 from cpsc.semantics import builtins
 from cpsc.semantics.builtins import PRIMITIVE_TYPES
-from cpsc.syntax import ast, diagnostics, module_ast, modules, parser
-from cpsc.syntax.format_printf import FORMAT_MEMBERS
-from cpsc.syntax.parser import parse_module
-from cpsc.syntax.printf import PRINTF_MEMBERS
-from cpsc.syntax.scanf import SCANF_MEMBERS
-from cpsc.types import datatypes, infer, types
-from cpsc.types.infer import CheckedPrelude, Typing, check_prelude
+from cpsc.support.cache import cache_dir, pickle_by_constructor, source_text
+from cpsc.support.files import package_file
+from cpsc.syntax import ast, desugar, diagnostics, lexical, module_ast, parser, recursive_values, rules, units
+from cpsc.syntax.rules import base, declarations, expressions, parts, patterns
+from cpsc.syntax.rules import modules as module_rules
+from cpsc.types import datatypes, infer, inferred, labels, types, unify
+from cpsc.types.infer import CheckedPrelude, check_prelude
+from cpsc.types.inferred import Typing
 
 PRELUDE_FILE = "<prelude>"
 
 # The modules whose code decides what a checked prelude contains.
-_SHAPERS = (ast, builtins, diagnostics, module_ast, modules, parser, datatypes, infer, types)
+_SHAPERS = (ast, builtins, diagnostics, module_ast, lexical, desugar, units, recursive_values, base, parts, patterns,
+            expressions, declarations, module_rules, rules, parser, cpsc.elaborate, modules, format_printf, printf,
+            scanf, datatypes, unify, inferred, labels, infer, types)
 
 
 pickle_by_constructor(value for module in _SHAPERS for value in vars(module).values()
@@ -49,6 +57,8 @@ def checked_prelude() -> CheckedPrelude:
     except Exception:  # noqa: BLE001 - missing, stale or damaged: check the prelude again
         pass
     scope = modules.Scope()
+    for name, members in _SYNTAX_MODULES.items():  # what the prelude's own formats are given to
+        scope.modules[name] = modules.Env(path=name, values={member: f"{name}.{member}" for member in members})
     data = _portable(check_prelude(parse_module(prelude_text(), PRELUDE_FILE, scope), scope))
     try:
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
@@ -75,9 +85,8 @@ def _library_modules() -> dict[str, modules.ModuleValue]:
         module, dot, member = name.partition(".")
         if dot and module[:1].isupper():
             members.setdefault(module, set()).add(member)
-    members["Printf"] = set(PRINTF_MEMBERS)  # functions of the syntax (`cpsc.syntax.printf`)
-    members["Scanf"] = set(SCANF_MEMBERS)  # (`cpsc.syntax.scanf`)
-    members["Format"] = set(FORMAT_MEMBERS)  # (`cpsc.syntax.format_printf`)
+    for name, syntax in _SYNTAX_MODULES.items():
+        members[name] = set(syntax)
     found: dict[str, modules.ModuleValue] = {}
     for name, value in checked_prelude().modules.modules.items():
         found[name] = dataclasses.replace(value, library=True, values=dict(value.values), types=dict(value.types)) \
@@ -86,7 +95,7 @@ def _library_modules() -> dict[str, modules.ModuleValue]:
         env = found.setdefault(name, modules.Env(path=name, library=True))
         assert isinstance(env, modules.Env)
         env.values.update((member, f"{name}.{member}") for member in names if member not in env.values)
-    for qualified in infer.LIBRARY_TYPES:  # the types the type checker gives the library (`Int.t`)
+    for qualified in inferred.LIBRARY_TYPES:  # the types the type checker gives the library (`Int.t`)
         name, _, member = qualified.partition(".")
         library = found.get(name)
         if isinstance(library, modules.Env):
@@ -94,16 +103,41 @@ def _library_modules() -> dict[str, modules.ModuleValue]:
     return found
 
 
+# the modules whose functions given a literal format are syntax, rewritten by `cpsc.formats`
+_SYNTAX_MODULES = {"Printf": PRINTF_MEMBERS, "Scanf": SCANF_MEMBERS, "Format": FORMAT_MEMBERS}
+
 # the prelude's declaration that flushes Format's standard formatters at exit
 FORMAT_AT_EXIT = "fl_format_at_exit"
 
 
+@functools.cache
 def prelude_text() -> str:
-    return lang_file("prelude.fl")
+    return "".join(package_file(f"stdlib/{name}") for name in stdlib_files())
+
+
+def stdlib_files() -> list[str]:
+    """The standard library's files, in the order they are read."""
+    listed = (line.strip() for line in package_file("stdlib/order.txt").splitlines())
+    return [line for line in listed if line and not line.startswith("#")]
+
+
+def prelude_path() -> str:
+    """A file holding the prelude's text (in the cache folder), for a debugger to show: the
+    prelude's lines are those of the joined text."""
+    text = prelude_text()
+    path = cache_dir() / f"prelude-{hashlib.sha256(text.encode()).hexdigest()[:16]}.fl"
+    if not path.exists():
+        try:
+            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False) as out:
+                out.write(text)
+            os.replace(out.name, path)
+        except OSError:
+            return PRELUDE_FILE
+    return str(path)
 
 
 def _digest() -> str:
-    sources = [prelude_text().encode(), lang_file("grammar.lark").encode()]
+    sources = [prelude_text().encode(), package_file("syntax/grammar.lark").encode()]
     sources += [source_text(module) for module in _SHAPERS]
     return hashlib.sha256(b"\0".join(sources)).hexdigest()[:16]
 

@@ -37,7 +37,7 @@ def _without_pure() -> dict[str, str]:
 def test_the_compiled_build_is_the_one_tested():
     """In CI the compiler is compiled (scripts/bootstrap) and must run compiled, or the tests
     above test the pure build twice."""
-    done = subprocess.run([sys.executable, "-c", "import cpsc.native; print(cpsc.native.mode())"],
+    done = subprocess.run([sys.executable, "-c", "import cpsc.support.native; print(cpsc.support.native.mode())"],
                           capture_output=True, text=True, timeout=60, env=_without_pure())
     if os.environ.get("CI") != "true" and done.stdout.strip() != "compiled":
         pytest.skip(f"not compiled here: {done.stdout.strip()}")

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cpsc import deep_stack
 from cpsc.cli.main import main
+from cpsc.support import deep_stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from shapes import let_chain, toplevel_lets  # noqa: E402
@@ -73,7 +73,7 @@ def test_time_passes_reports_every_stage(tmp_path):
                            "--time-passes"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     stages = [line.split()[1] for line in done.stderr.splitlines() if line.startswith("stage ")]
-    assert stages == ["parse", "infer", "mono", "cps", "opt", "closure", "ssa", "lower", "llvm-opt",
+    assert stages == ["parse", "elaborate", "infer", "mono", "cps", "opt", "closure", "ssa", "lower", "llvm-opt",
                       "codegen", "link"]
     assert all(" ms  peak " in line for line in done.stderr.splitlines() if line.startswith("stage "))
 

@@ -9,9 +9,9 @@ from cpsc import driver
 from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
+from cpsc.mono.interp import run_ast
 from cpsc.ssa.parser import parse_module as parse_ssa
 from cpsc.ssa.printer import print_module
-from cpsc.syntax.interp import run_ast
 
 SOURCE = """
 let add a b = a + b

@@ -5,7 +5,6 @@ Set CPSC_UPDATE_GOLDEN=1 to rewrite the expectations after an intended change (t
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
 from cpsc.cps.verify import verify
 from cpsc.opt.pipeline import run_pipeline
+from tests.kit import updating_golden
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.cps"))
 
@@ -35,7 +35,7 @@ def test_golden(path: Path):
     verify(after)
     assert run_cps(after) == run_cps(before)
     actual = print_program(after)
-    if os.environ.get("CPSC_UPDATE_GOLDEN") == "1":
+    if updating_golden():
         path.write_text(header + source + ";; expect:\n" + actual)
         return
     assert actual == expected

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
+from cpsc.cps.printer import print_program
 from cpsc.cps.verify import VerifyError, verify
 
 VALID = """main main
@@ -56,8 +58,16 @@ BROKEN = [
 ]
 
 
+def _accepted_and_runs(text: str, stdout: str) -> None:
+    """The verifier accepts the program, which prints and parses back identically and runs."""
+    program = parse_program(text)
+    verify(program)
+    assert parse_program(print_program(program)) == program
+    assert run_cps(program).stdout == stdout
+
+
 def test_valid_program_is_accepted():
-    verify(parse_program(VALID))
+    _accepted_and_runs(VALID, "9")
 
 
 @pytest.mark.parametrize("name, edit, message", BROKEN, ids=[b[0] for b in BROKEN])
@@ -138,7 +148,7 @@ BROKEN_EXCEPTIONS = [
 
 
 def test_valid_exceptions_are_accepted():
-    verify(parse_program(VALID_EXCEPTIONS))
+    _accepted_and_runs(VALID_EXCEPTIONS, "3")
 
 
 @pytest.mark.parametrize("name, edit, message", BROKEN_EXCEPTIONS, ids=[b[0] for b in BROKEN_EXCEPTIONS])
@@ -160,7 +170,7 @@ BROKEN_FULL = [
 
 
 def test_closures_with_a_full_function_are_accepted():
-    verify(parse_program(FULL_APPLY))
+    _accepted_and_runs(FULL_APPLY, "235")
 
 
 @pytest.mark.parametrize("name, edit, message", BROKEN_FULL, ids=[b[0] for b in BROKEN_FULL])

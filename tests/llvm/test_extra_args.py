@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cpsc.llvm import lower
+from cpsc.llvm import abi
 from cpsc.llvm.text import DoubleType, IntType, PointerType
 from tests.programs.harness import ROOT, Program, check_outcome, native
 
@@ -20,6 +20,6 @@ def test_many_arguments_at_every_level(opt):
 
 def test_registers_are_counted_per_class():
     i64, f64, ptr = IntType(64), DoubleType(), PointerType()
-    assert lower.in_registers([ptr] + [i64] * 6) == [True] * 6 + [False]
-    assert lower.in_registers([f64] * 9 + [i64]) == [True] * 8 + [False, True]
-    assert lower.in_registers([i64] * 5 + [f64] * 3 + [ptr, i64]) == [True] * 9 + [False]
+    assert abi.in_registers([ptr] + [i64] * 6) == [True] * 6 + [False]
+    assert abi.in_registers([f64] * 9 + [i64]) == [True] * 8 + [False, True]
+    assert abi.in_registers([i64] * 5 + [f64] * 3 + [ptr, i64]) == [True] * 9 + [False]

@@ -7,8 +7,8 @@ import re
 
 from cpsc import driver
 from cpsc.cps import ir
+from cpsc.cps.analysis import FunctionGraph
 from cpsc.llvm.backend import optimize
-from cpsc.opt.analysis import FunctionGraph
 from cpsc.opt.licm import natural_loops
 from cpsc.opt.pipeline import LEVELS
 

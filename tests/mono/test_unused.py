@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cpsc import driver
 from cpsc.cps.interp import run_cps
-from cpsc.syntax.interp import run_ast
+from cpsc.mono.interp import run_ast
 
 
 def functions_of(source: str) -> set[str]:

@@ -53,7 +53,7 @@ def test_a_loop_contified_inside_try_keeps_its_handler_and_its_closures():
     """`loop` moves into `count_until` inside a `try`: its call of `check` and its own raise
     must reach the `try`'s handler, and the closure it makes must now be nested in
     `count_until`."""
-    from cpsc.syntax.interp import run_ast
+    from cpsc.mono.interp import run_ast
 
     typed = driver.front_end(RAISING_LOOP, "loop.fl")
     simplified, _ = driver.optimise(driver.to_cps(typed), ["simplify"], verify_each=True)

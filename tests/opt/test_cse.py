@@ -4,25 +4,28 @@ parameter that changes."""
 
 from __future__ import annotations
 
+import re
+
 from cpsc import driver
 from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
 from cpsc.cps.verify import verify
+from cpsc.mono.interp import run_ast
 from cpsc.opt.cse import cse_with_stats
-from cpsc.opt.simplify import simplify
-from cpsc.syntax.interp import run_ast
-from tests.opt.test_inline import GOLDEN, _golden
+from cpsc.opt.pipeline import run_alone
+from tests.kit import OPT_GOLDEN as GOLDEN
+from tests.kit import assert_golden
 
 
 def test_loop_parameter_restored_each_iteration_collapses_to_its_initial_value():
     before = parse_program((GOLDEN / "vn_phi_before.cps").read_text())
     after, stats = cse_with_stats(before)
     verify(after)
-    _golden("vn_phi_cse.cps", print_program(after))
+    assert_golden(GOLDEN / "vn_phi_cse.cps", print_program(after))
     assert stats["parameters merged (VN-phi)"] == 1 and stats["values merged"] == 1
-    simplified = simplify(after)
-    _golden("vn_phi_simplified.cps", print_program(simplified))
+    simplified = run_alone("simplify", after)
+    assert_golden(GOLDEN / "vn_phi_simplified.cps", print_program(simplified))
     loop = print_program(simplified).split("cont loop(", 1)[1]
     assert loop.startswith("i: int, acc: int)") and "add_int(k0, 1)" in loop and "sub_int" not in loop
     assert run_cps(simplified) == run_cps(before)
@@ -57,8 +60,12 @@ let () = let n = Array.length Sys.argv in f (n + 6) (n + 2)
     assert len(with_cse) <= len(without) - 5
 
 
-def test_loads_and_reads_are_not_merged_across_stores():
-    _cse_agrees("""
+def _count(pattern: str, text: str) -> int:
+    return len(re.findall(pattern, text))
+
+
+def test_loads_are_merged_but_not_across_stores():
+    source = """
 type cell = { mutable v : int; w : int }
 let () =
   let a = Array.make 3 1 in
@@ -68,13 +75,28 @@ let () =
   a.(1) <- 10; r := 20; c.v <- 30;
   let y = a.(1) + !r + c.v + c.w in
   print_int x; print_char ' '; print_int y
-""", ["simplify", "cse", "simplify"])
+"""
+    without = _cse_agrees(source, ["simplify"])
+    with_cse = _cse_agrees(source, ["simplify", "cse", "simplify"])
+    # `c.w` (immutable) is read once; `a.(1)` and `c.v` again after the stores to them
+    assert _count(r"= field \S+ #1\n", with_cse) == _count(r"= field \S+ #1\n", without) - 1
+    assert _count(r"array_unsafe_get\(", with_cse) == _count(r"array_unsafe_get\(", without) == 2
+    assert _count(r"= field \S+ #0\n", with_cse) == _count(r"= field \S+ #0\n", without)
 
 
-def test_changing_loop_parameters_stay():
-    _cse_agrees("""
-let sum n k =
-  let rec loop i k acc = if i > n then acc else loop (i + 1) (k + 2 - 1) (acc + i * k) in
-  loop 1 k 0
-let () = print_int (sum 10 (int_of_string "4")); print_char ' '; print_int (sum 3 0)
-""", ["simplify", "contify", "simplify", "cse", "simplify"])
+def _loop_parameters(text: str) -> list[str]:
+    header = re.search(r"cont loop\.head\(([^)]*)\)", text)
+    assert header is not None, text
+    return [p.split(":")[0] for p in header.group(1).split(", ")]
+
+
+def test_an_unchanging_loop_parameter_goes_and_a_changing_one_stays():
+    source = """
+let sum n k j =
+  let rec loop i k j acc = if i > n then acc else loop (i + 1) (k + 2 - 1) (j + 1 - 1) (acc + i * k + j) in
+  loop 1 k j 0
+let () = print_int (sum 10 (int_of_string "4") 3); print_char ' '; print_int (sum 3 0 1)
+"""
+    before = ["simplify", "contify", "simplify"]
+    assert _loop_parameters(_cse_agrees(source, before)) == ["i", "k.1", "j.1", "acc"]
+    assert _loop_parameters(_cse_agrees(source, before + ["cse", "simplify"])) == ["i", "k.1", "acc"]

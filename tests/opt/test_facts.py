@@ -13,11 +13,11 @@ from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
 from cpsc.cps.verify import verify
+from cpsc.mono.interp import run_ast
 from cpsc.opt.facts import facts_with_stats
-from cpsc.opt.pipeline import LEVELS
-from cpsc.opt.simplify import simplify
-from cpsc.syntax.interp import run_ast
-from tests.opt.test_inline import GOLDEN, _golden
+from cpsc.opt.pipeline import LEVELS, run_alone
+from tests.kit import OPT_GOLDEN as GOLDEN
+from tests.kit import assert_golden
 
 BEFORE_FACTS = LEVELS[2].passes[:LEVELS[2].passes.index("facts")]
 OUT_OF_BOUNDS = '"index out of bounds"'
@@ -27,9 +27,9 @@ def test_a_for_loop_over_an_array_keeps_no_bounds_check():
     before = parse_program((GOLDEN / "facts_loop_before.cps").read_text())
     after, stats = facts_with_stats(before)
     verify(after)
-    _golden("facts_loop_after.cps", print_program(after))
+    assert_golden(GOLDEN / "facts_loop_after.cps", print_program(after))
     assert stats == Counter({"comparisons decided": 2, "booleans decided": 1, "branches decided": 1})
-    simplified = simplify(after)
+    simplified = run_alone("simplify", after)
     assert OUT_OF_BOUNDS in print_program(before) and OUT_OF_BOUNDS not in print_program(simplified)
     work_before: Counter[str] = Counter()
     work_after: Counter[str] = Counter()

@@ -4,7 +4,6 @@ and the remarks."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -16,20 +15,12 @@ from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
 from cpsc.cps.program import Program
 from cpsc.cps.verify import verify
+from cpsc.mono.interp import run_ast
 from cpsc.opt.context import PassContext
 from cpsc.opt.inline import NotInlinable, call_sites, inline_call_site, inline_with_stats
-from cpsc.opt.pipeline import LEVELS
-from cpsc.opt.simplify import simplify
-from cpsc.syntax.interp import run_ast
-
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def _golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("CPSC_UPDATE_GOLDEN") == "1":
-        path.write_text(actual)
-    assert actual == path.read_text()
+from cpsc.opt.pipeline import LEVELS, run_alone
+from tests.kit import OPT_GOLDEN as GOLDEN
+from tests.kit import assert_golden
 
 
 def test_design_example_inlined_by_return_continuation_substitution():
@@ -38,12 +29,12 @@ def test_design_example_inlined_by_return_continuation_substitution():
     assert (site.callee, site.loc) == ("sq", "prog.fl:2:11")
     after = inline_call_site(before, site)
     verify(after)
-    _golden("sq_inlined.cps", print_program(after))
+    assert_golden(GOLDEN / "sq_inlined.cps", print_program(after))
     text = print_program(after)
     assert "call sq" not in text.split("fun f(", 1)[1]
     assert "jump sq.ret(" in text  # `ret sq` became the fresh return continuation
-    simplified = simplify(after)
-    _golden("sq_simplified.cps", print_program(simplified))
+    simplified = run_alone("simplify", after)
+    assert_golden(GOLDEN / "sq_simplified.cps", print_program(simplified))
     f_body = print_program(simplified).split("fun f(", 1)[1]
     assert "mul_int(a, a)" in f_body and "jump (ret f)" in f_body and "sq.ret" not in f_body
     assert run_cps(simplified) == run_cps(before)
@@ -163,7 +154,7 @@ def test_calls_in_inlined_code_raise_to_the_handler_of_the_call():
     """`lookup` is inlined inside `try`; the call of the recursive `find` it contains must
     raise to the `try`'s handler, not out of the caller."""
     from cpsc import driver
-    from cpsc.syntax.interp import run_ast
+    from cpsc.mono.interp import run_ast
 
     typed = driver.front_end(CALLS_IN_A_TRY, "try.fl")
     optimised, reports = driver.optimise(driver.to_cps(typed), ["simplify", "inline", "simplify"],
@@ -202,8 +193,8 @@ def _rounds_until_one_inlines_nothing(program: Program, context: PassContext) ->
     """The inliner as it was before its early stop: rounds until one inlines nothing."""
     from collections import Counter
 
+    from cpsc.cps.analysis import name_supply
     from cpsc.opt import inline as inline_module
-    from cpsc.opt.analysis import name_supply
 
     stats: Counter[str] = Counter()
     names = name_supply(program)

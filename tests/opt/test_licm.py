@@ -7,9 +7,9 @@ import re
 from cpsc import driver
 from cpsc.cps.interp import run_cps
 from cpsc.cps.printer import print_program
+from cpsc.mono.interp import run_ast
 from cpsc.opt.licm import licm_with_stats
-from cpsc.syntax.interp import run_ast
-from tests.opt.helpers import run_pass
+from tests.kit import run_pass
 
 SOURCE = """
 let f (o : int option) (p : int * int) n =

@@ -11,10 +11,11 @@ from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
 from cpsc.cps.verify import verify
+from cpsc.mono.interp import run_ast
 from cpsc.opt.loads import loads_with_stats
 from cpsc.opt.pipeline import LEVELS
-from cpsc.syntax.interp import run_ast
-from tests.opt.test_inline import GOLDEN, _golden
+from tests.kit import OPT_GOLDEN as GOLDEN
+from tests.kit import assert_golden
 
 PREPARE = ["simplify", "contify", "local_refs", "simplify", "cse"]
 
@@ -23,7 +24,7 @@ def test_known_fields_are_not_loaded_again_and_aliases_are():
     before = parse_program((GOLDEN / "loads_before.cps").read_text())
     after, stats = loads_with_stats(before)
     verify(after)
-    _golden("loads_after.cps", print_program(after))
+    assert_golden(GOLDEN / "loads_after.cps", print_program(after))
     assert stats == Counter({"loads of known places": 2})
     f = print_program(after).split("fun f(", 1)[1]
     assert "field b #1" in f and "let m.1" not in f  # loaded once: the store to #0 keeps #1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tests.opt.helpers import run_pass
+from tests.kit import run_pass
 
 BEFORE = ["simplify", "contify", "inline", "simplify", "contify", "simplify"]
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from cpsc import driver
 from cpsc.cps.interp import run_cps
 from cpsc.cps.printer import print_program
+from cpsc.mono.interp import run_ast
 from cpsc.opt.simplify import simplify_with_stats
-from cpsc.syntax.interp import run_ast
 
 
 def _simplified(source: str) -> tuple[str, object]:
@@ -78,7 +78,7 @@ def test_applications_of_closures_made_in_sight_become_calls():
     """The closure made by `fun acc (_, f) -> fun x -> ...` is applied where it is made: a known
     call. The closures the calls make inside the fold's loop must still each see that
     iteration's `acc` (the CPS interpreter once shared it between them)."""
-    from tests.opt.helpers import run_pass
+    from tests.kit import run_pass
 
     text, before, after = run_pass("""
 let () =

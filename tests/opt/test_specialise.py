@@ -11,10 +11,9 @@ from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
 from cpsc.cps.verify import verify
 from cpsc.opt.context import PassContext
-from cpsc.opt.pipeline import LEVELS
-from cpsc.opt.simplify import simplify
-from cpsc.opt.specialise import specialise, specialise_with_stats
-from tests.opt.helpers import run_pass
+from cpsc.opt.pipeline import LEVELS, run_alone
+from cpsc.opt.specialise import specialise_with_stats
+from tests.kit import run_pass
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -23,10 +22,10 @@ def test_golden_apply_twice_specialised_then_simplified():
     """The copy takes what the closure captures (`k`) and makes the closure of its own copy of
     `add_k`; simplify then makes both applies known calls."""
     before = parse_program((GOLDEN / "apply_twice_before.cps").read_text())
-    specialised = specialise(before)
+    specialised = run_alone("specialise", before)
     verify(specialised)
     assert print_program(specialised) == (GOLDEN / "apply_twice_specialised.cps").read_text()
-    simplified = simplify(specialised)
+    simplified = run_alone("simplify", specialised)
     verify(simplified)
     assert print_program(simplified) == (GOLDEN / "apply_twice_simplified.cps").read_text()
     assert run_cps(before) == run_cps(specialised) == run_cps(simplified)
@@ -151,7 +150,7 @@ let () =
   List.iter (fun x -> print_int x; print_char ' ') (sort (fun a b -> compare (a mod k) (b mod k)) [31; 12; 5; 44; 20; 7])
 """
     cps = driver.to_cps(driver.front_end(source, "p.fl"))
-    text = print_program(specialise(simplify(cps)))
+    text = print_program(run_alone("specialise", run_alone("simplify", cps)))
     made = [line.split(" full ")[1] for line in text.split("fun sort_int.spec(", 1)[1].splitlines()
             if "= closure fun.1" in line and " full " in line]
     assert made and made[0] != "fun.1" and f"fun {made[0]}(" in text  # its own copy

@@ -14,12 +14,12 @@ from cpsc import driver
 from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
+from cpsc.mono.interp import run_ast
 from cpsc.opt.pipeline import LEVELS
 from cpsc.semantics.values import Outcome
 from cpsc.ssa.interp import run_ssa
 from cpsc.ssa.parser import parse_module
 from cpsc.ssa.printer import print_module
-from cpsc.syntax.interp import run_ast
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,9 +7,9 @@ import pytest
 
 from cpsc import driver
 from cpsc.cps.interp import run_cps
+from cpsc.mono.interp import run_ast
 from cpsc.opt.pipeline import LEVELS
 from cpsc.ssa.interp import run_ssa
-from cpsc.syntax.interp import run_ast
 from tests.programs.harness import ROOT, Program, check_outcome
 
 PROGRAM = Program(ROOT / "tests" / "programs" / "deep_list_map.fl")

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from cpsc import driver
 from cpsc.cps.interp import run_cps
+from cpsc.mono.interp import run_ast
 from cpsc.opt.pipeline import LEVELS
-from cpsc.syntax.interp import run_ast
 
 pytestmark = pytest.mark.skipif(shutil.which("ocaml") is None, reason="needs the ocaml toplevel")
 

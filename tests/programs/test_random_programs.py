@@ -15,12 +15,11 @@ from cpsc.cps.interp import run_cps
 from cpsc.cps.parser import parse_program
 from cpsc.cps.printer import print_program
 from cpsc.cps.verify import verify
-from cpsc.opt.pipeline import LEVELS, PASSES
-from cpsc.opt.simplify import simplify
+from cpsc.mono.interp import run_ast
+from cpsc.opt.pipeline import LEVELS, PASSES, run_alone
 from cpsc.ssa.interp import run_ssa
 from cpsc.ssa.parser import parse_module
 from cpsc.ssa.printer import print_module
-from cpsc.syntax.interp import run_ast
 from cpsc.testing.generate import programs
 from tests.programs.harness import Program, native
 
@@ -51,13 +50,13 @@ def test_every_level_agrees(source: str):
 @given(programs())
 def test_print_parse_round_trip_and_idempotent_simplify(source: str):
     cps = driver.to_cps(_front(source))
-    once = simplify(cps)
+    once = run_alone("simplify", cps)
     for program in (cps, once):
         text = print_program(program)
         assert parse_program(text) == program
         module = driver.to_ssa_module(program)
         assert parse_module(print_module(module)) == module
-    assert simplify(once) == once
+    assert run_alone("simplify", once) == once
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from lark import Lark
 
+from cpsc.support.files import package_file
 from cpsc.syntax import ast, lalr, parser
 from cpsc.syntax.lalr import LalrDriver, ParseTables
+from cpsc.syntax.rules import ToAst
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
 
@@ -24,7 +26,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _fresh_tables(methods: object) -> ParseTables:
-    grammar = parser.lang_file("grammar.lark")
+    grammar = package_file("syntax/grammar.lark")
     return ParseTables.from_lark(Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=methods), methods)
 
 
@@ -34,27 +36,27 @@ def _plain(tables: ParseTables) -> tuple[object, ...]:
 
 
 def _parse(tables: ParseTables, text: str) -> object:
-    builder = parser._ToAst()
+    builder = ToAst()
     methods = parser._callbacks(builder)
     builder.file = "t.fl"
     return LalrDriver(pickle.loads(pickle.dumps(tables)), methods).parse(text, 10**6)
 
 
 def test_stored_tables_parse_as_tables_lark_has_just_made(cache: Path):
-    methods = parser._callbacks(parser._ToAst())
+    methods = parser._callbacks(ToAst())
     stored = parser._parse_tables(methods)  # made, then stored in the (empty) cache
     [path] = cache.iterdir()
     loaded = parser._parse_tables(methods)  # read back
     assert _plain(loaded) == _plain(stored) == _plain(pickle.loads(path.read_bytes()))
     # Lark numbers its states differently each time it analyses the grammar: compare parses
-    fresh = _fresh_tables(parser._callbacks(parser._ToAst()))
+    fresh = _fresh_tables(parser._callbacks(ToAst()))
     for program in ["switch_tables.fl", "records.fl", "exceptions.fl"]:
         text = parser.strip_comments((PROGRAMS / program).read_text(), "t.fl")
         assert repr(_parse(loaded, text)) == repr(_parse(fresh, text))
 
 
 def test_a_damaged_cache_file_is_made_again(cache: Path):
-    methods = parser._callbacks(parser._ToAst())
+    methods = parser._callbacks(ToAst())
     parser._parse_tables(methods)
     [path] = cache.iterdir()
     path.write_bytes(b"\x80\x05 not a pickle")
@@ -66,7 +68,7 @@ def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path
     # The root lexer reads `'a'` as a type variable (TYVAR's pattern is tried first and takes
     # the quote); no state where an expression may start accepts one, and that state's lexer,
     # which has no TYVAR, reads the char literal.
-    builder = parser._ToAst()
+    builder = ToAst()
     methods = parser._callbacks(builder)
     builder.file = "t.fl"
     driver = LalrDriver(parser._parse_tables(methods), methods)
@@ -79,8 +81,8 @@ def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path
 
 @functools.cache
 def _lark() -> tuple[Lark, parser._ToAst]:
-    builder = parser._ToAst()
-    grammar = parser.lang_file("grammar.lark")
+    builder = ToAst()
+    grammar = package_file("syntax/grammar.lark")
     return Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=parser._callbacks(builder)), builder
 
 
@@ -93,7 +95,7 @@ def _lark_parse(text: str) -> object:
 
 def _sources() -> list[Path]:
     root = PROGRAMS.parents[1]
-    return sorted(PROGRAMS.glob("*.fl")) + sorted((root / "examples").glob("*.fl")) + sorted((root / "lang").glob("*.fl"))
+    return sorted(PROGRAMS.glob("*.fl")) + sorted((root / "examples").glob("*.fl")) + sorted((root / "cpsc" / "stdlib").glob("*.fl"))
 
 
 def test_every_program_parses_as_lark_s_own_parser_and_lexer_parse_it():
@@ -109,7 +111,7 @@ def test_every_program_parses_as_lark_s_own_parser_and_lexer_parse_it():
 @pytest.mark.parametrize("text", ["let x = 1 +\n", "let x = 'ab'\n", "let s = \"abc\nlet y = 2\n", "let x = 1 ` 2\n",
                                   "let f x = match x with | 1 -> 2 | ->\n", "let c = 'a' 'b\n"])
 def test_a_syntax_error_is_the_one_lark_s_own_parser_and_lexer_raise(cache: Path, text: str):
-    methods = parser._callbacks(parser._ToAst())
+    methods = parser._callbacks(ToAst())
     tables = parser._parse_tables(methods)
     with pytest.raises(Exception) as ours:
         _parse(tables, text)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from cpsc.elaborate import parse_module
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError
-from cpsc.syntax.parser import parse_module, strip_comments
+from cpsc.syntax.lexical import strip_comments
 
 
 def test_comments_are_blanked_keeping_positions():
@@ -68,7 +69,7 @@ def test_words_of_constructs_outside_fl_inside_strings_are_text():
 
 
 def test_only_whole_words_of_constructs_outside_fl_send_a_text_to_the_full_scan():
-    from cpsc.syntax.parser import _holds_outside_fl_sign
+    from cpsc.syntax.lexical import _holds_outside_fl_sign
 
     assert not _holds_outside_fl_sign("let classify value = print_newline (); signal value\n")
     assert all(_holds_outside_fl_sign(text) for text in ("new c", "(val x)", "é new", "new'"))

@@ -5,13 +5,13 @@ decision tree of `switch`es on constructor tags). CPSC_UPDATE_GOLDEN=1 rewrites 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from cpsc import driver
 from cpsc.cps.printer import print_program
+from tests.kit import assert_golden
 
 PROGRAMS = sorted((Path(__file__).parent / "golden").glob("*.fl"))
 
@@ -21,11 +21,7 @@ def test_conversion_matches_golden(path: Path):
     program = driver.front_end(path.read_text(), path.name)
     cps, _ = driver.optimise(driver.to_cps(program), ["simplify"], verify_each=True)
     actual = print_program(cps)
-    golden = path.with_suffix(".cps")
-    if os.environ.get("CPSC_UPDATE_GOLDEN") == "1":
-        golden.write_text(actual)
-        return
-    assert actual == golden.read_text()
+    assert_golden(path.with_suffix(".cps"), actual)
 
 
 def test_for_loop_is_a_loop_of_continuations():

@@ -46,7 +46,7 @@ def test_a_prelude_just_checked_keys_only_its_own_nodes(tmp_path, monkeypatch):
     build uses, as it is of the cached one: their ids are free for a program's new nodes, which
     would otherwise find a stale type or scheme under theirs (a tuple `let` of a Format
     printer's expansion was once taken for a polymorphic one)."""
-    from cpsc import cache
+    from cpsc.support import cache
     from cpsc.types import prelude
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

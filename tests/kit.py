@@ -1,0 +1,46 @@
+"""What the tests share: golden texts (written anew with CPSC_UPDATE_GOLDEN=1, then review the
+diff), running passes on a program prepared by others, and a program's CPS at a level."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+from cpsc import driver
+from cpsc.cps.interp import run_cps
+from cpsc.cps.printer import print_program
+from cpsc.cps.program import Program
+from cpsc.mono.interp import run_ast
+
+OPT_GOLDEN = Path(__file__).parent / "opt" / "golden"
+
+
+def updating_golden() -> bool:
+    """Whether this run writes the golden texts instead of comparing with them."""
+    return os.environ.get("CPSC_UPDATE_GOLDEN") == "1"
+
+
+def assert_golden(path: Path, actual: str) -> None:
+    """`actual` is the text the file `path` holds (which this run writes when updating)."""
+    if updating_golden():
+        path.write_text(actual)
+    assert actual == path.read_text()
+
+
+def run_pass(source: str, before: list[str], passes: list[str]) -> tuple[str, Counter[str], Counter[str]]:
+    """The CPS text after `before` then `passes` (verified after each), and the dynamic counts
+    before and after `passes`; both runs must print what the AST interpreter prints."""
+    typed = driver.front_end(source, "prog.fl")
+    prepared, _ = driver.optimise(driver.to_cps(typed), before, verify_each=True)
+    after, _ = driver.optimise(prepared, passes, verify_each=True)
+    work_before: Counter[str] = Counter()
+    work_after: Counter[str] = Counter()
+    assert run_cps(after, counts=work_after) == run_cps(prepared, counts=work_before) == run_ast(typed)
+    return print_program(after), work_before, work_after
+
+
+def optimised(source: str, passes: list[str], file: str = "prog.fl") -> Program:
+    """The source's CPS after `passes`, verified after each."""
+    program, _ = driver.optimise(driver.to_cps(driver.front_end(source, file)), passes, verify_each=True)
+    return program
