@@ -4,14 +4,21 @@ diff), running passes on a program prepared by others, and a program's CPS at a 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from cpsc import driver
+from cpsc.api import infer_types
 from cpsc.cps.interp import run_cps
 from cpsc.cps.printer import print_program
 from cpsc.cps.program import Program
 from cpsc.mono.interp import run_ast
+from cpsc.syntax.diagnostics import CompileError
 
 OPT_GOLDEN = Path(__file__).parent / "opt" / "golden"
 
@@ -44,3 +51,30 @@ def optimised(source: str, passes: list[str], file: str = "prog.fl") -> Program:
     """The source's CPS after `passes`, verified after each."""
     program, _ = driver.optimise(driver.to_cps(driver.front_end(source, file)), passes, verify_each=True)
     return program
+
+
+needs_ocaml = pytest.mark.skipif(shutil.which("ocaml") is None, reason="ocaml is the oracle")
+
+
+def ocaml_toplevel(phrases: str) -> str:
+    """What OCaml's toplevel prints for `phrases` (its answers and errors)."""
+    done = subprocess.run(["ocaml", "-noprompt", "-color", "never"], input=phrases, capture_output=True, text=True,
+                          timeout=60)
+    return done.stdout + done.stderr
+
+
+def ocaml_types(phrases: str) -> dict[str, str]:
+    """The types OCaml's toplevel gives the values `phrases` define (`;;`-terminated)."""
+    return dict(re.findall(r"^val (\w+) : (.*?)(?: =.*)?$", ocaml_toplevel(phrases), re.M))
+
+
+def assert_ocaml_error(phrase: str, message: str) -> None:
+    """OCaml's toplevel refuses `phrase` with `message` (its lines joined)."""
+    assert message in " ".join(ocaml_toplevel(phrase + ";;\n").split()), phrase
+
+
+def assert_refused(program: str, message: str) -> None:
+    """cpsc refuses `program` with `message`."""
+    with pytest.raises(CompileError) as error:
+        infer_types(program)
+    assert message in str(error.value)

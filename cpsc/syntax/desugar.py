@@ -1,5 +1,7 @@
 """Constructs rewritten into plain FL as they are parsed, so that no later stage knows of them:
-`match ... with exception`, lazy patterns, a function of several parameters as curried `fun`s."""
+`match ... with exception` (`match_with_exceptions`), lazy patterns (`forcing_case`,
+`fun_forcing`, `bound_forcing`, `recursive_lazy`), a local exception's constructors renamed
+(`ConstructorRenamer`); and `rewritten`, the bottom-up rewrite of an AST they use."""
 
 from __future__ import annotations
 
