@@ -571,14 +571,11 @@ def application_spine(expr: App) -> tuple[Expr, list[App]]:
 
 def applied(expr: Expr) -> tuple[Expr, list[Expr]]:
     """`f a1 ... an`: f and its arguments, left to right (`expr` itself and none if it is no
-    application). Without recursion."""
-    arguments: list[Expr] = []
-    head = expr
-    while isinstance(head, App):
-        arguments.append(head.argument)
-        head = head.function
-    arguments.reverse()
-    return head, arguments
+    application)."""
+    if not isinstance(expr, App):
+        return expr, []
+    head, applications = application_spine(expr)
+    return head, [application.argument for application in applications]
 
 
 def pattern_names(pattern: Pattern) -> list[str]:
