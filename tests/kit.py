@@ -16,7 +16,6 @@ from cpsc import driver
 from cpsc.api import infer_types
 from cpsc.cps.interp import run_cps
 from cpsc.cps.printer import print_program
-from cpsc.cps.program import Program
 from cpsc.mono.interp import run_ast
 from cpsc.syntax.diagnostics import CompileError
 
@@ -46,11 +45,6 @@ def run_pass(source: str, before: list[str], passes: list[str]) -> tuple[str, Co
     assert run_cps(after, counts=work_after) == run_cps(prepared, counts=work_before) == run_ast(typed)
     return print_program(after), work_before, work_after
 
-
-def optimised(source: str, passes: list[str], file: str = "prog.fl") -> Program:
-    """The source's CPS after `passes`, verified after each."""
-    program, _ = driver.optimise(driver.to_cps(driver.front_end(source, file)), passes, verify_each=True)
-    return program
 
 
 needs_ocaml = pytest.mark.skipif(shutil.which("ocaml") is None, reason="ocaml is the oracle")
