@@ -10,6 +10,8 @@ The Python API, for scripts and notebooks:
 
 - `compile(text, filename)`: a `Program`; a `CompileError` (str: `file:line:col: error: ...`)
   if the text is not a valid program;
+- `compile_files(files, include)`: the same for a program of several files, named as on the
+  command line (the main file, every file in link order, or a dune project's folder);
 - `parse`, `infer_types`: the declarations, the top-level names' types;
 - `Program`, `CallSite`, `Outcome`, `WorkbenchError`: the workbench (`cpsc.workbench`);
 - `register_pass(name, function)`: a pass of your own, usable by name everywhere;
@@ -29,7 +31,7 @@ dataclass_cache.install()  # before any module of cpsc defines a dataclass
 
 __version__ = "0.1.0"
 
-_API = {"compile": "cpsc.api", "parse": "cpsc.api", "infer_types": "cpsc.api", "Program": "cpsc.api",
+_API = {"compile": "cpsc.api", "compile_files": "cpsc.api", "parse": "cpsc.api", "infer_types": "cpsc.api", "Program": "cpsc.api",
         "CallSite": "cpsc.api", "Outcome": "cpsc.api", "WorkbenchError": "cpsc.api", "register_pass": "cpsc.opt.pipeline",
         "Session": "cpsc.repl.session", "SessionError": "cpsc.repl.session",
         "CompileError": "cpsc.syntax.diagnostics"}

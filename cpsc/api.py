@@ -13,10 +13,13 @@ In Jupyter a Program shows its IR, and `cfg(name)` its CFG as SVG.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cpsc import driver
 from cpsc.elaborate import parse_module
 from cpsc.opt.pipeline import register_pass
 from cpsc.opt.substitute import CallSite
+from cpsc.project import UnitFiles, find_units
 from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 from cpsc.to_cps.convert import cps_convert_with_origins
@@ -25,7 +28,8 @@ from cpsc.types.prelude import checked_prelude, prelude_modules
 from cpsc.types.types import show
 from cpsc.workbench import Program, WorkbenchError
 
-__all__ = ["Program", "CallSite", "Outcome", "WorkbenchError", "parse", "infer_types", "compile", "register_pass"]
+__all__ = ["Program", "CallSite", "Outcome", "WorkbenchError", "parse", "infer_types", "compile", "compile_files",
+           "register_pass"]
 
 
 def parse(text: str, file: str = "program.fl") -> ast.Module:
@@ -44,6 +48,17 @@ def infer_types(text: str, file: str = "program.fl") -> dict[str, str]:
                 if isinstance(binding.pattern, ast.PVar) and id(binding.pattern) in typing.schemes:
                     out[binding.pattern.name] = show(typing.schemes[id(binding.pattern)].type)
     return out
+
+
+def compile_files(files: list[str], include: list[str] | None = None) -> Program:
+    """`compile` for a program of several files, named as on the command line: its main file
+    (the units it uses are found beside it and in the `include` folders), every file in link
+    order (`.mli` before `.ml`), or a dune project's folder."""
+    unit_files = UnitFiles(lambda file: Path(file).read_bytes().decode("latin-1"))
+    units, finder = find_units(files, list(include or []), unit_files)
+    typed = driver.front_end_units(units, unit_files, finder=finder)
+    cps, origins = cps_convert_with_origins(typed)
+    return Program(cps, source=typed, origins=origins)
 
 
 def compile(text: str, filename: str = "program.fl") -> Program:  # noqa: A001 - the API's verb

@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from cpsc.closure.convert import closure_convert
 from cpsc.cps.program import Program
@@ -22,13 +23,15 @@ from cpsc.llvm.partition import part_count, partition
 from cpsc.mono.mono import monomorphise
 from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import PassReport, run_pipeline
+from cpsc.project import PROGRAM_FILE, UnitFiles, assemble, explained
+from cpsc.project.units import Aliases, Unit, UnitFinder
 from cpsc.ssa import ir as ssa_ir
 from cpsc.ssa.from_cps import to_ssa
 from cpsc.ssa.verify import verify_module
 from cpsc.support.stages import Stages
 from cpsc.syntax import ast
-from cpsc.syntax.diagnostics import SourceFiles
-from cpsc.syntax.parser import parse
+from cpsc.syntax.diagnostics import CompileError, SourceFiles
+from cpsc.syntax.parser import Parsed, parse
 from cpsc.to_cps.convert import cps_convert
 from cpsc.types.datatypes import DataTypes
 from cpsc.types.infer import infer_module
@@ -37,33 +40,86 @@ from cpsc.types.prelude import FORMAT_AT_EXIT, PRELUDE_FILE, checked_prelude, pr
 
 
 def parse_program(text: str, file: str, sources: SourceFiles | None = None,
-                  stages: Stages | None = None) -> ast.Module:
-    """The user's program (without the prelude, which `front_end` adds already checked)."""
+                  stages: Stages | None = None, parsed: Parsed | None = None) -> ast.Module:
+    """The user's program (without the prelude, which `front_end` adds already checked);
+    `parsed`: the text parsed already."""
     stages = stages or Stages()
     if sources is not None:
         sources.add(file, text)
         sources.add(PRELUDE_FILE, prelude_text())
-    with stages.stage("parse"):
-        parsed = parse(text, file)
+    if parsed is None:
+        with stages.stage("parse"):
+            parsed = parse(text, file)
     with stages.stage("elaborate"):
         return elaborate_unit(parsed, prelude_modules())
 
 
 def front_end(text: str, file: str, sources: SourceFiles | None = None,
-              stages: Stages | None = None) -> ast.Program:
+              stages: Stages | None = None, parsed: Parsed | None = None,
+              finder: UnitFinder | None = None) -> ast.Program:
     """Parse, type-check and monomorphise: the whole program, prelude first, as one typed
     expression with its data types and warnings. The prelude is parsed and checked once
-    (`cpsc.types.prelude`), not per build."""
+    (`cpsc.types.prelude`), not per build. (`finder`: where the units it names were looked for.)"""
     stages = stages or Stages()
-    user = parse_program(text, file, sources, stages)
-    typing, datatypes = type_check(user, stages)
+    with _said_of_units([], finder):
+        user = parse_program(text, file, sources, stages, parsed)
+        typing, datatypes = type_check(user, stages)
     return monomorphic(user, typing, datatypes, stages=stages)
 
 
 def type_check(user: ast.Module, stages: Stages | None = None) -> tuple[Typing, DataTypes]:
     """The types of the user's declarations, after the prelude's (a `CompileError` if wrong)."""
     with (stages or Stages()).stage("infer"):
-        return infer_module(user, checked_prelude())
+        return infer_module(user, checked_prelude(), "" if user.files[:1] == (PROGRAM_FILE,) else None)
+
+
+def parse_units(units: list[Unit | Aliases], files: UnitFiles, sources: SourceFiles | None = None,
+                stages: Stages | None = None, finder: UnitFinder | None = None) -> ast.Module:
+    """The units of a program of several files, in link order, as one module whose items are
+    the units' structures."""
+    stages = stages or Stages()
+    if sources is not None:
+        for unit in units:
+            for file in unit.files:
+                sources.add(file, files.text(file))
+        sources.add(PRELUDE_FILE, prelude_text())
+    with stages.stage("parse"):
+        program = assemble(units, files.parsed)
+    with stages.stage("elaborate"), _said_of_units(units, finder):
+        module = elaborate_unit(program, prelude_modules())
+    return ast.Module(module.declarations, (PROGRAM_FILE,) + module.files)
+
+
+def front_end_units(units: list[Unit | Aliases], files: UnitFiles, sources: SourceFiles | None = None,
+                    stages: Stages | None = None, finder: UnitFinder | None = None) -> ast.Program:
+    """`front_end` for a program of units (`cpsc.project.find_units`); one file with no
+    interface is compiled as that file alone (its exceptions are `Prog.E`)."""
+    stages = stages or Stages()
+    if len(units) == 1 and isinstance(units[0], Unit) and units[0].interface is None:
+        main = units[0].implementation
+        return front_end(files.text(main), main, sources, stages, files.parsed(main), finder)
+    user = parse_units(units, files, sources, stages, finder)
+    with _said_of_units(units, finder):
+        typing, datatypes = type_check(user, stages)
+    return monomorphic(user, typing, datatypes, stages=stages)
+
+
+@contextmanager
+def _said_of_units(units: list[Unit | Aliases], finder: UnitFinder | None) -> Iterator[None]:
+    """Errors about units said as OCaml says them: an interface mismatch at the implementation;
+    an unbound module with where cpsc looked for its file."""
+    try:
+        yield
+    except CompileError as error:
+        raised = explained(error, units)
+        if finder is not None and raised.message.startswith("Unbound module ") and "." not in raised.message[15:]:
+            name = raised.message[len("Unbound module "):]
+            stem = name[:1].lower() + name[1:]
+            raised = CompileError(raised.span, raised.message,
+                                  raised.notes + (f"no unit {name}: cpsc looked for {stem}.ml in {finder.described()}",))
+        if raised is error:
+            raise
+        raise raised from None
 
 
 def monomorphic(user: ast.Module, typing: Typing, datatypes: DataTypes,

@@ -15,6 +15,7 @@ ALLOWED: dict[str, set[str]] = {
     "support": set(),
     "semantics": set(),
     "syntax": {"semantics"},
+    "project": {"syntax", "semantics"},
     "formats": {"syntax", "semantics"},
     "elaborate": {"formats", "syntax", "semantics"},
     "types": {"elaborate", "formats", "syntax", "semantics"},

@@ -22,6 +22,8 @@ from cpsc.cps.sites import DebugSites
 from cpsc.elaborate import parse_module
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
 from cpsc.opt.pipeline import LEVELS, PASSES
+from cpsc.project import UnitFiles, find_units
+from cpsc.project.units import Aliases, Unit, UnitFinder
 from cpsc.support.deep_stack import call_with_deep_stack, max_syntax_depth
 from cpsc.support.stages import Stages
 from cpsc.syntax import ast
@@ -39,12 +41,15 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="parse and type-check")
-    check.add_argument("file", help="the program (- for standard input)")
+    check.add_argument("files", nargs="+", metavar="file", help=_FILES_HELP)
     for name, text in (("build", "compile to an executable (or --emit an IR)"),
                        ("run", "compile with LLVM's JIT and run in-process"),
                        ("interp", "run with an interpreter (--level ast|cps|ssa)")):
         p = sub.add_parser(name, help=text)
-        p.add_argument("file", help="the program (- for standard input)")
+        if name == "build":
+            p.add_argument("files", nargs="+", metavar="file", help=_FILES_HELP)
+        else:  # what follows the main file is the program's arguments
+            p.add_argument("file", help="the program's main file (- for standard input)")
         p.add_argument("-O", dest="opt", type=int, choices=range(4), default=2, metavar="LEVEL")
         p.add_argument("--passes", help="comma-separated CPS passes instead of the -O level's list")
         p.add_argument("--verify", action="store_true", help="run the IR verifiers after every pass")
@@ -72,16 +77,22 @@ def _arguments() -> argparse.ArgumentParser:
         if name in ("run", "interp"):  # as for `ocaml prog.ml ...`: what follows the file is the program's
             p.add_argument("arguments", nargs=argparse.REMAINDER, help="the program's arguments (Sys.argv after the file)")
     bisect = sub.add_parser("bisect", help="find the first rewrite of the optimiser that changes the output")
-    bisect.add_argument("file")
+    bisect.add_argument("files", nargs="+", metavar="file", help=_FILES_HELP)
     bisect.add_argument("-O", dest="opt", type=int, choices=range(4), default=2, metavar="LEVEL")
     bisect.add_argument("--passes", help="comma-separated CPS passes instead of the -O level's list")
     sub.add_parser("repl", help="an interactive toplevel with IR versions, inlining by hand, undo and diff")
     for p in sub.choices.values():
+        p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
+                       help="look for the units the program uses in DIR too (after the main file's folder)")
         p.add_argument("--plugin", action="append", default=[], metavar="MODULE",
                        help="import a Python file or module (beside the program, or in the working "
                             "directory) that registers passes (cpsc.register_pass); also from "
                             "$CPSC_PLUGINS, comma-separated")
     return parser
+
+
+_FILES_HELP = ("the program: its main file, whose units are found beside it and in the -I folders; "
+               "or every file in link order, .mli before .ml, as for ocamlopt (- for standard input)")
 
 
 def _positive(text: str) -> int:
@@ -138,23 +149,57 @@ class InputError(Exception):
     """The program's file cannot be read (status 2, as a missing file is for ocaml)."""
 
 
-def _source(args: argparse.Namespace) -> str:
-    """The program's text, read once (standard input can be read only once)."""
-    text = getattr(args, "source_text", None)
-    if text is None:
-        try:
-            data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
-        except OSError as error:
-            raise InputError(f"cannot read {args.file}: {error.strerror or error}") from None
-        text = args.source_text = data.decode("latin-1")
-    return text
+def _file_names(args: argparse.Namespace) -> list[str]:
+    """The files named on the command line: the main file, or every file in link order."""
+    return list(args.files) if hasattr(args, "files") else [args.file]
+
+
+def _main_file(args: argparse.Namespace) -> str:
+    return _file_names(args)[-1]
+
+
+def _read(file: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read {file}: {error.strerror or error}") from None
+    return data.decode("latin-1")
+
+
+def _units(args: argparse.Namespace, sources: SourceFiles,
+           stages: Stages) -> tuple[list[Unit | Aliases], UnitFiles, UnitFinder | None]:
+    """The program's units in link order and its files, found once (standard input can be
+    read only once); a program of one file without an interface is compiled as that file."""
+    found = getattr(args, "found_units", None)
+    if found is None:
+
+        def read(file: str) -> str:
+            text = _read(file)
+            sources.add(file, text)  # (what finding the units says quotes them)
+            return text
+
+        files = UnitFiles(read)
+        names = _file_names(args)
+        units: list[Unit | Aliases] = [Unit("", "-")]
+        finder = None
+        if names != ["-"]:
+            with stages.stage("parse"):
+                units, finder = find_units(names, getattr(args, "include", []), files)
+        found = units, files, finder
+        args.found_units = found
+    return found
+
+
+def _front_end(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> ast.Program:
+    units, files, finder = _units(args, sources, stages)
+    return driver.front_end_units(units, files, sources, stages, finder)
 
 
 def _load_plugins(args: argparse.Namespace) -> None:
     """Import each plugin: a Python file (`passes/strength.py`), or a module found on the path,
     beside the program or in the working directory (`strength`)."""
     names = args.plugin + [n for n in os.environ.get("CPSC_PLUGINS", "").split(",") if n]
-    program = getattr(args, "file", None)
+    program = _main_file(args) if hasattr(args, "file") or hasattr(args, "files") else None
     places = [str(Path(program).resolve().parent)] if program else []
     for name in names:
         try:
@@ -188,8 +233,7 @@ def _passes(args: argparse.Namespace) -> list[str]:
 
 
 def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages):  # type: ignore[no-untyped-def]
-    text = _source(args)
-    program = driver.front_end(text, args.file, sources, stages)
+    program = _front_end(args, sources, stages)
     _warn(program, sources)
 
     def dump(name: str, p: object) -> None:
@@ -205,7 +249,7 @@ def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages)
     context.frames = frozenset(args.sites.toplevel) if args.sites is not None else None
     cps, reports = driver.optimise(converted, _passes(args), args.verify, dump, stages, context)
     if args.remarks:
-        own = f"{args.file}:"
+        own = tuple(f"{file}:" for unit in _units(args, sources, stages)[0] for file in unit.files)
         for remark in context.remarks:
             if remark.loc is not None and remark.loc.startswith(own) and args.remarks in ("all", remark.pass_name):
                 print(remark, file=sys.stderr)
@@ -225,18 +269,17 @@ def _finish(outcome: Outcome) -> int:
 
 def _run(args: argparse.Namespace, sources: SourceFiles, stages: Stages) -> int:
     if args.command == "check":
-        _warn(driver.front_end(_source(args), args.file, sources, stages), sources)
+        _warn(_front_end(args, sources, stages), sources)
         return 0
     if args.command == "bisect":
         from cpsc.opt.bisect import bisect
 
-        text = _source(args)
-        typed = driver.front_end(text, args.file, sources, stages)
+        typed = _front_end(args, sources, stages)
         return bisect(driver.to_cps(typed, stages), _passes(args), LEVELS[args.opt].inline_budget, sys.stdout)
-    _source(args)  # an unreadable program is said before anything else
+    units = _units(args, sources, stages)[0]  # an unreadable program is said before anything else
     output = _output(args)
     if output is not None:
-        check_output(output, [args.file])
+        check_output(output, _file_names(args) + [file for unit in units for file in unit.files])
     program, cps = _compile_cps(args, sources, stages)
     if args.command == "interp":
         return _interpret(args, program, cps, stages)
@@ -283,7 +326,10 @@ def _output(args: argparse.Namespace) -> str | None:
         return None
     if args.output not in (None, "-"):
         return str(args.output)
-    stem = "stdin" if args.file == "-" else Path(args.file).stem
+    main = _main_file(args)
+    if os.path.isdir(main):  # a dune project: its executable's name
+        main = [unit.files for unit in args.found_units[0]][-1][-1]
+    stem = "stdin" if main == "-" else Path(main).stem
     if args.emit == "exe" and args.output is None:
         return stem
     if args.emit == "obj" and args.output is None:
@@ -369,12 +415,14 @@ def _main(argv: list[str] | None) -> int:
         from cpsc.repl.ui import main as repl
 
         gc.enable()  # the toplevel interprets programs, which make cyclic garbage
-        return repl()
+        return repl(args.include)
     sources = SourceFiles()
     stages = Stages()
     try:
         return call_with_deep_stack(lambda: _run(args, sources, stages))
     except CompileError as error:
+        if not sources.text(error.span.file) and os.path.isfile(error.span.file):  # a dune file
+            sources.add(error.span.file, Path(error.span.file).read_text(encoding="latin-1"))
         print(render(error, sources), file=sys.stderr)
         return 1
     except OutputError as error:
@@ -390,9 +438,9 @@ def _main(argv: list[str] | None) -> int:
         print(f"cpsc: error: {Path(error.cmd[0]).name} failed (status {error.returncode})", file=sys.stderr)
         return 1
     except RecursionError:
-        if not hasattr(args, "file"):
+        if not hasattr(args, "file") and not hasattr(args, "files"):
             raise
-        print(render(_too_deep(args.file), sources), file=sys.stderr)
+        print(render(_too_deep(_main_file(args)), sources), file=sys.stderr)
         return 1
     finally:
         if getattr(args, "time_passes", False):

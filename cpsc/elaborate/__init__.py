@@ -17,16 +17,18 @@ from cpsc.syntax.parser import Parsed, parse
 from cpsc.syntax.units import unit_name
 
 
-def elaborate_unit(parsed: Parsed, scope: Scope) -> ast.Module:
+def elaborate_unit(parsed: Parsed, scope: Scope, generated: bool = False) -> ast.Module:
     """The declarations of `parsed`, in `scope` (the prelude's modules, and a toplevel
-    session's), which is updated with what it declares."""
+    session's), which is updated with what it declares. `generated`: the compiler's own text
+    (the toplevel's printers), whose qualified names are the flat names of what they denote."""
     module = parsed.module
     # a text that names no module as a module (most) is elaborated already: `M.x` is M's x,
     # unless a signature sealed M (its values are then seen through bindings of their own) or
     # M's x is another module's (`include List` in ListLabels)
     sealed = any(isinstance(named, Env) and (named.sealed or named.renamed)
                  for named in map(scope.modules.get, parsed.qualifiers))
-    if parsed.uses_modules or sealed or has_module_items(module.declarations) or scope.declared:
+    unbound = not generated and any(name not in scope.modules for name in parsed.qualifiers)  # said so by `elaborate`
+    if parsed.uses_modules or sealed or unbound or has_module_items(module.declarations) or scope.declared:
         module = ast.Module(tuple(elaborate(module.declarations, scope)), module.files)
     module = with_formats_rewritten(module)  # on the names as resolved: `printf` after `open Printf`
     if parsed.names_function:
@@ -34,9 +36,10 @@ def elaborate_unit(parsed: Parsed, scope: Scope) -> ast.Module:
     return module
 
 
-def parse_module(text: str, file: str, modules: Scope | None = None) -> ast.Module:
-    """`text` parsed and elaborated (in `modules`, a new scope if none)."""
-    return elaborate_unit(parse(text, file), Scope() if modules is None else modules)
+def parse_module(text: str, file: str, modules: Scope | None = None, generated: bool = False) -> ast.Module:
+    """`text` parsed and elaborated (in `modules`, a new scope if none; `generated`: see
+    `elaborate_unit`)."""
+    return elaborate_unit(parse(text, file), Scope() if modules is None else modules, generated)
 
 
 class FunctionNames:

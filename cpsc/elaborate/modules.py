@@ -26,6 +26,7 @@ from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.units import PRELUDE_FILE
 
 
 @dataclass(repr=False)
@@ -246,7 +247,7 @@ class _Elaborator:
                 self.out.append(replace(item, value=scope.values.get(item.value, item.value),
                                         type=_Renamer(self, scope).type(item.type)))
             elif isinstance(item, m.ModuleDecl):
-                printed = None if env.printed is None else _qualified(env.printed, item.name)
+                printed = None if env.printed is None else _qualified(env.printed, item.printed or item.name)
                 value = self.module_expr(item.module, scope, _qualified(env.path, item.name), printed)
                 scope.modules[item.name] = env.modules[item.name] = value
             elif isinstance(item, m.ModuleTypeDecl):
@@ -564,7 +565,17 @@ class _Elaborator:
         return table[name]
 
     def match_item(self, item: Any, view: _View, span: Span) -> None:
-        """One signature item against the module: what it names, made visible in `view.seen`."""
+        """One signature item against the module: what it names, made visible in `view.seen`.
+        A mismatch says where the signature declares what was expected, as OCaml does."""
+        try:
+            self.match_item_here(item, view, span)
+        except CompileError as error:
+            declared = _item_span(item)
+            if not error.message.startswith(_ERROR_PREFIX) or error.notes or declared.file == PRELUDE_FILE:
+                raise  # (a line of the library's text would tell the user nothing)
+            raise CompileError(error.span, error.message, (f"{declared}: Expected declaration",)) from None
+
+    def match_item_here(self, item: Any, view: _View, span: Span) -> None:
         module, seen = view.module, view.seen
         if isinstance(item, m.SigVal):
             self.match_value(item, view, span)
@@ -602,7 +613,8 @@ class _Elaborator:
         own whose type names the abstract types the signature made (`M.make` of a `val make :
         int -> int` is no longer polymorphic, as in OCaml); a functor's parameter is its argument."""
         flat = self.member(view.module.values, view.module, item.name, "value", span)
-        self.out.append(ast.SignatureCheck(flat, item.name, _Renamer(self, view.inside).type(item.type), span))
+        self.out.append(ast.SignatureCheck(flat, item.name, _Renamer(self, view.inside).type(item.type), span,
+                                           item.span))
         if view.seal:
             outside = _Renamer(self, view.outside).type(item.type)
             sealed = f"{_qualified(view.target, item.name)}/{next(self.fresh)}"
@@ -644,6 +656,11 @@ class _Elaborator:
         if module.library and kind == "value":  # (its primitives: the type checker knows which there are)
             return f"{module.path}.{name}"
         raise CompileError(span, f"{_ERROR_PREFIX}The {kind} `{name}' is required but not provided")
+
+
+def _item_span(item: Any) -> Span:
+    """Where a signature item is written."""
+    return item.declaration.span if isinstance(item, (m.SigType, m.SigException)) else item.span
 
 
 def _alias(definition: ast.TypeDef, name: str, original: str) -> ast.TypeDef:

@@ -7,10 +7,13 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from cpsc.project import UnitFiles
+from cpsc.project.units import Unit, interface_of
 from cpsc.repl.commands import Quit
-from cpsc.repl.session import Session, SessionError
+from cpsc.repl.session import Session, SessionError, unit_phrase
 from cpsc.repl.show import type_declaration
 from cpsc.syntax import ast
+from cpsc.syntax.units import unit_name
 
 _DIRECTIVE = re.compile(r"\s*#([a-z_]+)\b\s*(.*?)\s*(?:;;)?\s*$", re.S)
 
@@ -37,27 +40,41 @@ def _file_argument(argument: str) -> str:
     return match.group(1)
 
 
-def _read(argument: str) -> tuple[str, str] | str:
+def _read(session: Session, argument: str) -> tuple[str, str] | str:
     """(the file's name, its text), or OCaml's answer when it cannot be read."""
     name = _file_argument(argument)
+    found = session.find(name)
     try:
-        return name, Path(name).read_bytes().decode("latin-1")
+        if found is None:
+            raise OSError
+        return found, Path(found).read_bytes().decode("latin-1")
     except OSError:
         return f"Cannot find file {name}.\n"
 
 
 def _use(session: Session, argument: str) -> str:
-    read = _read(argument)
+    read = _read(session, argument)
     return read if isinstance(read, str) else session.phrase(read[1])
 
 
 def _mod_use(session: Session, argument: str) -> str:
     """The file as a module named after it (`m.ml`: `module M : sig ... end`)."""
-    read = _read(argument)
+    read = _read(session, argument)
     if isinstance(read, str):
         return read
-    module = Path(read[0]).name.split(".")[0].capitalize()
-    return session.phrase(f"module {module} = struct\n{read[1]}\nend")
+    file = read[0]
+    unit = Unit(unit_name(file), file, interface_of(file))
+    return session.phrase(unit_phrase(unit, UnitFiles(lambda f: read[1] if f == file else _text(f))))
+
+
+def _text(file: str) -> str:
+    return Path(file).read_bytes().decode("latin-1")
+
+
+def _directory(session: Session, argument: str) -> str:
+    """`#directory "lib"`: look for units and files there too."""
+    session.load_path.append(_file_argument(argument))
+    return ""
 
 
 def _show_val(session: Session, argument: str) -> str:
@@ -130,6 +147,7 @@ _PREDEFINED = {"int": "type int", "char": "type char", "string": "type string", 
 _HELP = {"quit": ("", "Exit the toplevel."),
          "use": ("<str>", "Read, compile and execute source phrases from the given file."),
          "mod_use": ("<str>", "Usage is identical to #use but #mod_use wraps the contents in a module."),
+         "directory": ("<str>", "Add the given directory to search path for source and compiled files."),
          "show": ("<ident>", "Print the signatures of components from any of the categories below."),
          "show_val": ("<ident>", "Print the signature of the corresponding value."),
          "show_type": ("<ident>", "Print the signature of the corresponding type constructor."),
@@ -139,7 +157,7 @@ _HELP = {"quit": ("", "Exit the toplevel."),
          "help": ("", "Prints a list of all available directives, with corresponding argument type if appropriate.")}
 
 DIRECTIVES: dict[str, Callable[[Session, str], str]] = {
-    "quit": _quit, "use": _use, "mod_use": _mod_use, "show": _show, "show_val": _show_val,
+    "quit": _quit, "use": _use, "mod_use": _mod_use, "directory": _directory, "show": _show, "show_val": _show_val,
     "show_type": _show_type, "show_module": _show_module, "help": _help,
     "print_length": _number("print_length", _print_length), "print_depth": _number("print_depth", _print_depth),
 }

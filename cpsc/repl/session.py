@@ -15,10 +15,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cpsc.project import UnitFiles
+from cpsc.project.units import Unit, UnitFinder, units_from_main
 from cpsc.repl.toplevel import SessionError, Toplevel, after_marker, outcome_text
+from cpsc.syntax.diagnostics import CompileError
+from cpsc.syntax.parser import parse
 from cpsc.workbench import Program
 
 __all__ = ["Session", "SessionError"]
+
+
+def unit_phrase(unit: Unit, files: UnitFiles) -> str:
+    """A unit as one phrase: `module Util : sig (util.mli) end = struct (util.ml) end`."""
+    signature = f": sig\n{files.text(unit.interface)}\nend " if unit.interface else ""
+    return f"module {unit.name} {signature}= struct\n{files.text(unit.implementation)}\nend"
 
 
 @dataclass(frozen=True)
@@ -29,15 +39,50 @@ class Version:
 
 
 class Session:
-    def __init__(self) -> None:
+    def __init__(self, load_path: list[str] | None = None) -> None:
         self.toplevel = Toplevel()
         self.versions: list[Version] = []
         self.current = -1
+        # where units and `#use`'s files are looked for, after the working directory (`-I`, `#directory`)
+        self.load_path = list(load_path or [])
 
     # ------------------------------------------------------------ phrases
     def phrase(self, text: str) -> str:
         """Evaluate FL input as OCaml's toplevel does (`Toplevel.phrase`); an accepted phrase
-        makes a new base version."""
+        makes a new base version. The units it names that the session does not have yet are
+        loaded first, from the working directory and the load path, as `#mod_use` loads a
+        file (with its interface): `Util.square 3` loads `util.ml`."""
+        return self._load_units(text) + self._phrase(text)
+
+    def find(self, file: str) -> str | None:
+        """A file named by a directive: as given, else in the load path (as OCaml looks)."""
+        if Path(file).exists() or Path(file).is_absolute():
+            return file if Path(file).exists() else None
+        return next((str(Path(d) / file) for d in self.load_path if (Path(d) / file).exists()), None)
+
+    def _load_units(self, text: str) -> str:
+        try:
+            named = parse(text, "[phrase]").qualifiers
+        except CompileError:
+            return ""  # said by the phrase itself
+        known = self.toplevel.module_scope.modules
+        finder = UnitFinder(["."] + self.load_path)
+        files = UnitFiles(lambda file: Path(file).read_bytes().decode("latin-1"))
+        said = ""
+        for name in sorted(n for n in named if n not in known):
+            found = finder.find(name)
+            if found is None:
+                continue
+            try:
+                units = units_from_main(found.implementation, finder, files.references)
+            except (CompileError, OSError):
+                continue  # the phrase says the module is unbound
+            for unit in units:
+                if unit.name not in known:
+                    said += self._phrase(unit_phrase(unit, files))
+        return said
+
+    def _phrase(self, text: str) -> str:
         accepted = self.toplevel.accepted
         out = self.toplevel.phrase(text)
         if self.toplevel.accepted != accepted:

@@ -284,7 +284,8 @@ class Toplevel:
         of the session's own code."""
         self.sources.add(file, text)
         try:
-            return list(parse_module(text, file, prelude_modules() if scope is None else scope).declarations)
+            return list(parse_module(text, file, prelude_modules() if scope is None else scope,
+                                     generated=scope is None).declarations)
         except CompileError as error:
             self.sources.add(file, text.split("\n", 1)[1] if file in self._wrapped else text)
             raise SessionError(render(self._located(error), self.sources)) from None

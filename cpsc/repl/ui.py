@@ -198,9 +198,9 @@ def _quiet_interrupts(unraisable: sys.UnraisableHookArgs) -> None:
         sys.__unraisablehook__(unraisable)
 
 
-def main() -> int:
+def main(load_path: list[str] | None = None) -> int:
     sys.unraisablehook = _quiet_interrupts
-    session = Session()
+    session = Session(load_path)
     interactive = sys.stdin.isatty()
     if interactive:
         sys.stdout.write(BANNER)

@@ -500,6 +500,7 @@ class SignatureCheck:
     name: str
     type: TypeExpr
     span: Span
+    declared: Span | None = None  # where the signature declares it (`val name : type`)
 
 
 @dataclass(frozen=True, slots=True)

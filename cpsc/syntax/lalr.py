@@ -49,15 +49,14 @@ class ParseTables:
 
     states: dict[int, dict[str, int]]  # a shift: the next state (>= 0); a reduction: -1 - rule
     rules: list[tuple[int, str, CallbackRecipe]]  # length, the name it reduces to, its callback
-    start: int
-    end: int
+    starts: dict[str, tuple[int, int]]  # a start symbol's first state and its accepting one
     terminals: list[TerminalDef]
     ignore: tuple[str, ...]
     # For each terminal, the ASCII characters a match may start with (None: any, or unsure).
     first_chars: dict[str, frozenset[str] | None]
 
     @staticmethod
-    def from_lark(lark: Lark, methods: object, start: str = "start") -> ParseTables:
+    def from_lark(lark: Lark, methods: object) -> ParseTables:
         """The tables of `lark`, made with `methods` (an object whose attributes are the
         callbacks by rule name) as its transformer."""
         parser = lark.parser.parser.parser
@@ -84,8 +83,8 @@ class ParseTables:
         conf = lark.lexer_conf
         first_chars = {t.name: first_characters(t.pattern.to_regexp(), conf.g_regex_flags)
                        for t in conf.terminals}
-        return ParseTables(states, rules, table.start_states[start], table.end_states[start],
-                           list(conf.terminals), tuple(conf.ignore), first_chars)
+        starts = {str(name): (state, table.end_states[name]) for name, state in table.start_states.items()}
+        return ParseTables(states, rules, starts, list(conf.terminals), tuple(conf.ignore), first_chars)
 
 
 class NestedTooDeep(Exception):
@@ -102,15 +101,17 @@ class LalrDriver:
         self.states: dict[int, dict[str, Action]] = {
             state: {symbol: action if action >= 0 else reductions[-1 - action] for symbol, action in row.items()}
             for state, row in tables.states.items()}
-        self.start, self.end = tables.start, tables.end
+        self.starts = tables.starts
         self.lexers = _Lexers(tables)
 
-    def parse(self, text: str, max_depth: int) -> Any:
-        """The value of `text`; `NestedTooDeep` where its tree grows deeper than `max_depth`."""
+    def parse(self, text: str, max_depth: int, start: str = "start") -> Any:
+        """The value of `text` read as a `start` (a start symbol of the grammar);
+        `NestedTooDeep` where its tree grows deeper than `max_depth`."""
         states = self.states
+        first, accepting = self.starts[start]
         accepted = self.lexers.accepted
         tokens = _Tokens(self.lexers, text)
-        state_stack = [self.start]
+        state_stack = [first]
         value_stack: list[Any] = []
         # The depth of each value's tree (a token's is 0), for the limit: the stages after
         # the parser recurse over the tree, as deep as it is.
@@ -143,7 +144,7 @@ class LalrDriver:
                 raise self._unexpected(end, state_stack[-1])
             if self._reduce(action, state_stack, value_stack, depth_stack) > max_depth:
                 raise NestedTooDeep(end)
-            if state_stack[-1] == self.end:
+            if state_stack[-1] == accepting:
                 return value_stack[-1]
 
     def _reduce(self, reduction: Reduction, state_stack: list[int], value_stack: list[Any],

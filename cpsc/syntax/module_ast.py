@@ -192,11 +192,14 @@ ModuleExpr = Union[Structure, ModulePath, Apply, Functor, Constrained]
 
 @dataclass(frozen=True, slots=True)
 class ModuleDecl:
-    """`module M = e` (`module M : S = e` is `module M = (e : S)`)."""
+    """`module M = e` (`module M : S = e` is `module M = (e : S)`). `printed`: the path its
+    exceptions are printed under, when not its name (a dune library's unit `Mylib__Util`
+    prints as `Mylib.Util`, as OCaml rewrites `__` paths that an alias names)."""
 
     name: str
     module: ModuleExpr
     span: Span
+    printed: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,7 @@ def _parse_tables(methods: SimpleNamespace) -> ParseTables:
             return tables
     except Exception:  # noqa: BLE001 - missing or damaged: make them again
         pass
-    tables = ParseTables.from_lark(Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=methods), methods)
+    tables = ParseTables.from_lark(lark_parser(methods), methods)
     try:
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
             pickle.dump(tables, out, protocol=pickle.HIGHEST_PROTOCOL)
@@ -56,6 +56,13 @@ def _parse_tables(methods: SimpleNamespace) -> ParseTables:
     except OSError:  # a full disk: the next build makes them again
         pass
     return tables
+
+
+def lark_parser(methods: SimpleNamespace) -> Lark:
+    """Lark's LALR parser of the grammar, for its tables: a file of implementation (`start`) or
+    of interface (`interface`)."""
+    return Lark(package_file("syntax/grammar.lark"), parser="lalr", start=["start", "interface"],
+                maybe_placeholders=False, transformer=methods)
 
 
 _parsing = threading.Lock()
@@ -82,12 +89,28 @@ class Parsed:
     module: ast.Module
     file: str
     uses_modules: bool  # whether an expression uses the module language (`M.(e)`, `let module`)
-    qualifiers: frozenset[str]  # the modules that qualified names begin with (`Bytes` of `Bytes.make`)
+    # the module paths it names: as such (`open M.N`, `F (M)`) and in qualified names (`M.N`
+    # of `M.N.x`, `M.C`, `r.M.x`, `M.t`); the units a unit depends on begin some of them
+    module_paths: frozenset[str]
     names_function: bool  # whether the text says `__FUNCTION__`
+
+    @property
+    def qualifiers(self) -> frozenset[str]:
+        """The modules it names (`Bytes` of `Bytes.make`, `M` of `M.N.x`)."""
+        return frozenset(path.partition(".")[0] for path in self.module_paths)
 
 
 def parse(text: str, file: str) -> Parsed:
     """Parse a whole FL source file, raising `CompileError` on a syntax error."""
+    return _parse(text, file, "start")
+
+
+def parse_interface(text: str, file: str) -> Parsed:
+    """Parse an interface file (`util.mli`): its `module` holds one `module_ast.Signature`."""
+    return _parse(text, file, "interface")
+
+
+def _parse(text: str, file: str, start: str) -> Parsed:
     cleaned = strip_attributes(strip_comments(text, file))
     reject_outside_fl(cleaned, file)
     parser, builder = _parser()
@@ -96,9 +119,9 @@ def parse(text: str, file: str) -> Parsed:
         with _parsing:  # the one builder names the file in every span it makes
             builder.file = file
             builder.module_expressions = False
-            builder.qualifiers = set()
-            module = parser.parse(cleaned, limit)
-            uses_modules, qualifiers = builder.module_expressions, builder.qualifiers
+            builder.module_paths = set()
+            module = parser.parse(cleaned, limit, start)
+            uses_modules, module_paths = builder.module_expressions, builder.module_paths
     except lalr.NestedTooDeep as nested:  # not `err`: compiled, a name has one type
         line, col = nested.token.line or 1, nested.token.column or 1
         raise too_deep(Span(file, line, col, line, col + 1), limit) from None
@@ -119,8 +142,9 @@ def parse(text: str, file: str) -> Parsed:
         lines = text.rstrip().split("\n")
         span = Span(file, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
         raise CompileError(span, "Syntax error: unexpected end of file") from None
-    assert isinstance(module, ast.Module)
-    return Parsed(module, file, uses_modules, frozenset(qualifiers), "__FUNCTION__" in text)
+    if not isinstance(module, ast.Module):  # an interface's signature
+        module = ast.Module((module,), (file,))
+    return Parsed(module, file, uses_modules, frozenset(module_paths), "__FUNCTION__" in text)
 
 
 def parse_items(text: str, file: str) -> ast.Module:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 
+# The standard library's text, which is no unit of the program's (`cpsc.types.prelude`)
+PRELUDE_FILE = "<prelude>"
+
 
 def unit_name(file: str) -> str:
     """The module a file is, as ocamlopt names it: its name up to the first dot, capitalised

@@ -18,7 +18,7 @@ from cpsc.support.scope import Scope
 from cpsc.syntax import ast, recursive_values
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.parser import parse_type
-from cpsc.syntax.units import unit_name
+from cpsc.syntax.units import PRELUDE_FILE, unit_name
 from cpsc.types.datatypes import DataType, DataTypes, display_name, record, substitute, variant
 from cpsc.types.inferred import Declarations, Scheme, Typing, unqualified_type_name
 from cpsc.types.labels import LabelledApplication, eliminate_optional, has_labels, is_inferred, option_type
@@ -803,9 +803,11 @@ class Inferencer:
         """A value ascribed a signature has a type at least as general as the signature's: its
         instance unifies with the signature's type, whose variables are held rigid. (A library
         module's members are known here, not to the module language: one may be missing.)"""
+        declared = (f"{check.declared}: Expected declaration",) \
+            if check.declared is not None and check.declared.file != PRELUDE_FILE else ()
         if check.value not in env:
             raise CompileError(check.span, f"Signature mismatch:\n       The value `{check.name}' is required "
-                               "but not provided")
+                               "but not provided", declared)
         actual, _ = self.instantiate(env[check.value])
         variables: dict[str, TVar] = {}
         expected = self.type_of_annotation(check.type, variables)
@@ -817,7 +819,7 @@ class Inferencer:
         except UnificationError:
             raise CompileError(check.span, f"Signature mismatch:\n       Values do not match:\n"
                                f"         val {check.name} : {show(env[check.value].type)}\n"
-                               f"       is not included in\n         val {check.name} : {shown}") from None
+                               f"       is not included in\n         val {check.name} : {shown}", declared) from None
 
     def immutable_record(self, expr: ast.Record) -> bool:
         keys = self.typing.fields.get(id(expr))
@@ -872,12 +874,15 @@ def check_prelude(module: ast.Module, modules: ModuleScope) -> CheckedPrelude:
     return CheckedPrelude(kept, inferencer.typing, env.snapshot(), inferencer.decls, modules)
 
 
-def infer_module(module: ast.Module, prelude: CheckedPrelude) -> tuple[Typing, DataTypes]:
+def infer_module(module: ast.Module, prelude: CheckedPrelude, unit: str | None = None) -> tuple[Typing, DataTypes]:
     """Type-check a program in the scope of the prelude; raises `CompileError` on the first
     error. The result covers the prelude's nodes too (for monomorphisation), and every data
-    type declared."""
+    type declared. `unit` is the compilation unit the program is (by default its file's;
+    "" for a program of several, whose units are its modules)."""
     inferencer = Inferencer(prelude.declarations.copy())
-    inferencer.unit_name = unit_name(module.files[-1]) if module.files else "Main"
+    if unit is None:
+        unit = unit_name(module.files[-1]) if module.files else "Main"
+    inferencer.unit_name = unit
     inferencer.typing = Typing(dict(prelude.typing.types), dict(prelude.typing.instances),
                                dict(prelude.typing.schemes), dict(prelude.typing.constructors),
                                dict(prelude.typing.fields), dict(prelude.typing.abstract),

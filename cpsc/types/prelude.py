@@ -32,11 +32,10 @@ from cpsc.support.files import package_file
 from cpsc.syntax import ast, desugar, diagnostics, lexical, module_ast, parser, recursive_values, rules, units
 from cpsc.syntax.rules import base, declarations, expressions, parts, patterns
 from cpsc.syntax.rules import modules as module_rules
+from cpsc.syntax.units import PRELUDE_FILE
 from cpsc.types import datatypes, infer, inferred, labels, types, unify
 from cpsc.types.infer import CheckedPrelude, check_prelude
 from cpsc.types.inferred import Typing
-
-PRELUDE_FILE = "<prelude>"
 
 # The modules whose code decides what a checked prelude contains.
 _SHAPERS = (ast, builtins, diagnostics, module_ast, lexical, desugar, units, recursive_values, base, parts, patterns,

@@ -61,13 +61,12 @@ ILL_FORMED = [
      "Unbound value M.hidden"),
     ("module C : sig type t val make : int -> t end = struct type t = int let make x = x end\n"
      "let bad = C.make 1 + 1", "This expression has type C.t but an expression was expected of type int"),
+    ("let x = Nope.y", "Unbound module Nope"),
+    ("let f = function Nope.A -> 1 | _ -> 2", "Unbound module Nope"),
+    ("let f r = r.Nope.x", "Unbound module Nope"),
+    ("type t = Nope.t", "Unbound module Nope"),
 ]
 
-# what cpsc does otherwise than OCaml (strict: a fix makes the test say so)
-DIFFERENT_ERRORS = [
-    # cpsc names the value, OCaml the module it cannot find
-    ("let x = Nope.y", "Unbound module Nope"),
-]
 DIFFERENT = [
     # a program's own module named as a library module whose calls are syntax (Printf, Format,
     # Scanf): its functions are taken for the library's
@@ -91,15 +90,9 @@ def test_misused_module_gets_ocaml_s_error(program: str, expected: str):
     assert_refused(program, expected)
 
 
-@pytest.mark.xfail(strict=True, reason="errors cpsc words otherwise than OCaml (DIFFERENT_ERRORS)")
-@pytest.mark.parametrize("program, expected", DIFFERENT_ERRORS, ids=[e[1] for e in DIFFERENT_ERRORS])
-def test_known_different_errors(program: str, expected: str):
-    assert_refused(program, expected)
-
-
 @needs_ocaml
 def test_the_expectations_are_what_ocaml_says():
     for program, name, expected in TYPED + DIFFERENT:
         assert ocaml_types(program + ";;\n").get(name) == expected, program
-    for program, expected in ILL_FORMED + DIFFERENT_ERRORS:
+    for program, expected in ILL_FORMED:
         assert_ocaml_error(program, expected)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from lark import Lark
 
-from cpsc.support.files import package_file
 from cpsc.syntax import ast, lalr, parser
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.rules import ToAst
@@ -26,13 +25,12 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _fresh_tables(methods: object) -> ParseTables:
-    grammar = package_file("syntax/grammar.lark")
-    return ParseTables.from_lark(Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=methods), methods)
+    return ParseTables.from_lark(parser.lark_parser(methods), methods)
 
 
 def _plain(tables: ParseTables) -> tuple[object, ...]:
     terminals = [(t.name, type(t.pattern).__name__, t.pattern.value, t.pattern.flags, t.priority) for t in tables.terminals]
-    return tables.states, tables.rules, tables.start, tables.end, terminals, tables.ignore
+    return tables.states, tables.rules, tables.starts, terminals, tables.ignore
 
 
 def _parse(tables: ParseTables, text: str) -> object:
@@ -61,7 +59,7 @@ def test_a_damaged_cache_file_is_made_again(cache: Path):
     [path] = cache.iterdir()
     path.write_bytes(b"\x80\x05 not a pickle")
     tables = parser._parse_tables(methods)
-    assert isinstance(tables, ParseTables) and pickle.loads(path.read_bytes()).start == tables.start
+    assert isinstance(tables, ParseTables) and pickle.loads(path.read_bytes()).starts == tables.starts
 
 
 def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path):
@@ -82,15 +80,14 @@ def test_a_token_the_state_rejects_is_lexed_again_by_the_state_lexer(cache: Path
 @functools.cache
 def _lark() -> tuple[Lark, parser._ToAst]:
     builder = ToAst()
-    grammar = package_file("syntax/grammar.lark")
-    return Lark(grammar, parser="lalr", maybe_placeholders=False, transformer=parser._callbacks(builder)), builder
+    return parser.lark_parser(parser._callbacks(builder)), builder
 
 
 def _lark_parse(text: str) -> object:
     """The same text parsed by Lark's own LALR parser and contextual lexer."""
     lark, builder = _lark()
     builder.file = "t.fl"
-    return lark.parse(text)
+    return lark.parse(text, start="start")
 
 
 def _sources() -> list[Path]:

@@ -34,14 +34,15 @@ class RuleBase:
         self.file = "<input>"
         # whether the text uses the module language in an expression (`M.(e)`, `let module`)
         self.module_expressions = False
-        # the modules that qualified value and type names begin with (`Bytes` of `Bytes.make`)
-        self.qualifiers: set[str] = set()
+        # the module paths named: as such (`open M`, `F (M)`), or in a qualified name (`Bytes`
+        # of `Bytes.make`, `M.N` of `M.N.C`, `r.M.x`, `M.t`)
+        self.module_paths: set[str] = set()
         # the bindings annotated `: 'a. t`, by id: checked after a top-level declaration
         self.polymorphic: dict[int, tuple[ast.Binding, ast.TypeExpr]] = {}
 
     def _qualified(self, name: str) -> str:
         if "." in name:
-            self.qualifiers.add(name.partition(".")[0])
+            self.module_paths.add(name.rpartition(".")[0])
         return name
 
     def _span(self, children: tuple[Any, ...]) -> Span:

@@ -136,7 +136,7 @@ class ExpressionRules(PatternRules):
         return ast.Construct("::", (ast.Tuple((head, tail), span),), span)
 
     def constructor(self, name: Token) -> ast.Expr:
-        return ast.Construct(unqualified_constructor(str(name)), (), self._tok_span(name))
+        return ast.Construct(unqualified_constructor(self._qualified(str(name))), (), self._tok_span(name))
 
     def qualified_var(self, name: Token) -> ast.Expr:
         return ast.Var(self._qualified(without_stdlib(str(name))), self._tok_span(name))
@@ -151,6 +151,7 @@ class ExpressionRules(PatternRules):
         if str(name) == "Stdlib":
             return body
         self.module_expressions = True
+        self.module_paths.add(str(name))
         return ast.LocalOpen(str(name), body, self._span((name, closing)))
 
     def empty_list(self, opening: Token, closing: Token) -> ast.Expr:
@@ -187,15 +188,15 @@ class ExpressionRules(PatternRules):
         return list(fields)
 
     def field_bind(self, name: Token, value: ast.Expr) -> Field:
-        return str(name), value  # (`{ M.x = e }`: M's x, found by the module language)
+        return self._qualified(str(name)), value  # (`{ M.x = e }`: M's x, found by the module language)
 
     def field_pun(self, name: Token) -> Field:
         """`{ x }`, `{ M.x }`: the field given the variable of its name."""
-        return str(name), ast.Var(str(name).rpartition(".")[2], self._tok_span(name))
+        return self._qualified(str(name)), ast.Var(str(name).rpartition(".")[2], self._tok_span(name))
 
     def field_get(self, record: ast.Expr, name: Token) -> ast.Expr:
         """`r.f`, `r.M.f` (M's f, found by the module language)."""
-        return ast.GetField(record, str(name), self._span((record, name)))
+        return ast.GetField(record, self._qualified(str(name)), self._span((record, name)))
 
     def array_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
         """`a.(i)` is `Array.get a i`, as in OCaml; `M.(e)` with M a module opens M in e."""
@@ -222,6 +223,7 @@ class ExpressionRules(PatternRules):
         if target.name == "Stdlib":
             return literal
         self.module_expressions = True
+        self.module_paths.add(target.name)
         return ast.LocalOpen(target.name, literal, self._span((target, closing)))
 
     # `M.{ ... }`... with M a single name (`A.B.{ ... }` is the `opened_` rules')

@@ -18,6 +18,7 @@ class ModuleRules(DeclarationRules):
 
     # ---------------------------------------------------------------- the module language
     def module_path(self, name: Token) -> Path:
+        self.module_paths.add(str(name))
         return Path(without_stdlib(str(name)), self._tok_span(name))
 
     def open_decl(self, keyword: Token, path: Path) -> m.OpenDecl:
@@ -103,7 +104,7 @@ class ModuleRules(DeclarationRules):
 
     def with_constraint(self, keyword: Token, *parts: Any) -> m.WithType:
         params, name, rest = self._typedef_head(parts)
-        return m.WithType(params, without_stdlib(str(name)), rest[-1], self._span((keyword, rest[-1])))
+        return m.WithType(params, without_stdlib(self._qualified(str(name))), rest[-1], self._span((keyword, rest[-1])))
 
     def with_module(self, keyword: Token, path: Path, module: Path) -> m.WithModule:
         return m.WithModule(path.name, module.name, self._span((keyword, module)))
@@ -111,6 +112,12 @@ class ModuleRules(DeclarationRules):
     def signature(self, keyword: Token, *items: Any) -> m.Signature:
         flat = [part for item in items[:-1] for part in (item if isinstance(item, list) else [item])]
         return m.Signature(tuple(flat), self._span((keyword, items[-1])))
+
+    def interface(self, *items: Any) -> m.Signature:
+        """An interface file's items (`util.mli`): the signature of its unit."""
+        flat = [part for item in items if not isinstance(item, Token)
+                for part in (item if isinstance(item, list) else [item])]
+        return m.Signature(tuple(flat), Span(self.file, 1, 1, 1, 1))
 
     def module_type_named(self, path: Path) -> m.ModuleTypePath:
         return m.ModuleTypePath(path.name, path.span)

@@ -53,7 +53,7 @@ class PatternRules(LiteralRules):
         return name
 
     def constr_name(self, name: Token) -> ast.PConstruct:
-        return ast.PConstruct(unqualified_constructor(str(name)), (), self._tok_span(name))
+        return ast.PConstruct(unqualified_constructor(self._qualified(str(name))), (), self._tok_span(name))
 
     def pint(self, tok: Token) -> ast.Pattern:
         literal = self.int_lit(tok)
@@ -120,10 +120,10 @@ class PatternRules(LiteralRules):
         return [f for f in fields if not isinstance(f, Token)]
 
     def field_pattern(self, name: Token, pattern: ast.Pattern) -> FieldPattern:
-        return str(name), pattern
+        return self._qualified(str(name)), pattern
 
     def field_pattern_pun(self, name: Token) -> FieldPattern:
-        return str(name), ast.PVar(str(name).rpartition(".")[2], self._tok_span(name))
+        return self._qualified(str(name)), ast.PVar(str(name).rpartition(".")[2], self._tok_span(name))
 
     def ptuple(self, *items: ast.Pattern) -> ast.Pattern:
         return ast.PTuple(items, self._span(items))

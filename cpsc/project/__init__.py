@@ -1,0 +1,160 @@
+"""Programs of several files: compilation units (`units.py`), dune projects (`dune.py`), and
+the one module the units make for the stages after parsing.
+
+cpsc compiles a whole program at once, as MLton compiles the files of a `.mlb`: each unit
+becomes the structure `module Util : sig <util.mli> end = struct <util.ml> end`, in link
+order, so that elaboration seals it with its interface and every later stage sees across
+units (monomorphisation, inlining, specialisation).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from cpsc.project.dune import dune_units, in_dune_project
+from cpsc.project.units import (
+    INTERFACES,
+    Aliases,
+    References,
+    Unit,
+    UnitFinder,
+    file_start,
+    units_as_listed,
+    units_from_main,
+)
+from cpsc.syntax import ast
+from cpsc.syntax import module_ast as m
+from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.parser import Parsed, parse, parse_interface
+
+# The first of the files of the module the units make (it is no unit's): the type checker
+# qualifies a unit's exceptions by the unit's module alone (`Util.Bad`, not `Main.Util.Bad`)
+PROGRAM_FILE = "<program>"
+
+_MISMATCH = "Signature mismatch:\n       "
+
+
+def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed]) -> Parsed:
+    """The units, each parsed (`parsed(file)`), as one text whose items are their structures."""
+    items: list[Any] = []
+    files: list[str] = []
+    module_paths: set[str] = set()
+    names_function = False
+    for unit in units:
+        if isinstance(unit, Aliases):
+            items.append(_aliases(unit.name, unit.members, unit.span))
+            continue
+        implementation = parsed(unit.implementation)
+        at = file_start(unit.implementation)
+        declarations: tuple[Any, ...] = implementation.module.declarations
+        if unit.aliases:
+            items.append(_aliases(unit.alias_module, unit.aliases, at))
+            declarations = (m.OpenDecl(unit.alias_module, at),) + declarations
+        module: m.ModuleExpr = m.Structure(declarations, at)
+        if unit.interface is not None:
+            interface = parsed(unit.interface)
+            signature = interface.module.declarations[0]
+            assert isinstance(signature, m.Signature)
+            if unit.aliases:  # (a signature has no `open`: its paths are renamed instead)
+                signature = _renamed(signature, dict(unit.aliases))
+            module = m.Constrained(module, signature, at)
+            module_paths |= interface.module_paths
+        items.append(m.ModuleDecl(unit.name, module, at, unit.printed))
+        files.extend(unit.files)
+        module_paths |= implementation.module_paths
+        names_function = names_function or implementation.names_function
+    return Parsed(ast.Module(tuple(items), tuple(files)), PROGRAM_FILE, True, frozenset(module_paths), names_function)
+
+
+def _renamed(node: Any, aliases: dict[str, str]) -> Any:
+    """`node` with the module paths that begin with an alias begun with what it stands for."""
+    if isinstance(node, tuple):
+        return tuple(_renamed(item, aliases) for item in node)
+    if isinstance(node, (ast.TyName, m.ModulePath, m.ModuleTypePath, m.WithModule)):
+        field = {ast.TyName: "name", m.ModulePath: "path", m.ModuleTypePath: "path", m.WithModule: "module"}[type(node)]
+        path: str = getattr(node, field)
+        head, dot, rest = path.partition(".")
+        if head in aliases and (dot or isinstance(node, (m.ModulePath, m.WithModule))):
+            node = replace(node, **{field: aliases[head] + dot + rest})  # type: ignore[arg-type]
+    if not hasattr(node, "__dataclass_fields__") or isinstance(node, Span):
+        return node
+    changes = {name: _renamed(getattr(node, name), aliases) for name in node.__dataclass_fields__ if name != "span"}
+    return replace(node, **changes)
+
+
+def _aliases(name: str, members: tuple[tuple[str, str], ...], at: Span) -> m.ModuleDecl:
+    aliased = tuple(m.ModuleDecl(member, m.ModulePath(target, at), at) for member, target in members)
+    return m.ModuleDecl(name, m.Structure(aliased, at), at)
+
+
+def explained(error: CompileError, units: list[Unit | Aliases]) -> CompileError:
+    """A signature mismatch in a unit's interface, said as OCaml says it of units: at the
+    implementation (the note says where the interface declares what it expected)."""
+    if not error.message.startswith(_MISMATCH):
+        return error
+    for unit in units:
+        if isinstance(unit, Unit) and unit.interface is not None and error.span.file in unit.files:
+            message = (f"The implementation {unit.implementation} does not match the interface "
+                       f"{unit.interface}:\n       {error.message[len(_MISMATCH):]}")
+            return CompileError(file_start(unit.implementation), message, error.notes)
+    return error
+
+
+class UnitFiles:
+    """A program's files, each read once (by `read`, which says why it cannot) and parsed
+    once: finding the units parses them, and the front end uses what it parsed."""
+
+    def __init__(self, read: Callable[[str], str]) -> None:
+        self.read = read
+        self.texts: dict[str, str] = {}
+        self._parsed: dict[str, Parsed] = {}
+
+    def text(self, file: str) -> str:
+        if file not in self.texts:
+            self.texts[file] = self.read(file)
+        return self.texts[file]
+
+    def parsed(self, file: str) -> Parsed:
+        if file not in self._parsed:
+            text = self.text(file)
+            self._parsed[file] = parse_interface(text, file) if file.endswith(INTERFACES) else parse(text, file)
+        return self._parsed[file]
+
+    def references(self, unit: Unit) -> frozenset[str]:
+        """The modules a unit's files name (the units it needs are among them)."""
+        return frozenset().union(*(self.parsed(file).qualifiers for file in unit.files))
+
+    def module_paths(self, unit: Unit) -> frozenset[str]:
+        """The module paths a unit's files name (`Mylib.Util` of `Mylib.Util.x`)."""
+        return frozenset().union(*(self.parsed(file).module_paths for file in unit.files))
+
+
+def find_units(files: list[str], folders: list[str],
+               unit_files: UnitFiles) -> tuple[list[Unit | Aliases], UnitFinder | None]:
+    """The program named by `files`: a dune project's executable (its folder or main file); its
+    main file alone, the units it needs found beside it and in `folders`; or every file in link
+    order, as for `ocamlopt` (the units they need that are not given are found in `folders` and
+    linked first)."""
+    if len(files) == 1 and in_dune_project(files[0]):
+        return dune_units(files[0], unit_files.module_paths)[0], None
+    if len(files) == 1:
+        finder = UnitFinder([os.path.dirname(files[0])] + folders)
+        return [*units_from_main(files[0], finder, unit_files.references)], finder
+    finder = UnitFinder(folders)
+    listed = units_as_listed(files)
+    names = {unit.name for unit in listed}
+    found: dict[str, Unit] = {}
+    for unit in listed:
+        for needed in _needed(unit, finder, unit_files.references, names):
+            found.setdefault(needed.name, needed)
+    units: list[Unit | Aliases] = [*found.values(), *listed]
+    return units, finder
+
+
+def _needed(unit: Unit, finder: UnitFinder, references: References, given: set[str]) -> list[Unit]:
+    """The units `unit` needs that are not `given`, in link order."""
+    needed = units_from_main(unit.implementation, finder, lambda u: references(u) - given)
+    return [n for n in needed[:-1] if n.name not in given]
