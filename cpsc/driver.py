@@ -7,6 +7,7 @@ lower (SSA to LLVM IR), llvm-opt, codegen, link.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import tempfile
 import time
@@ -23,7 +24,7 @@ from cpsc.llvm.partition import part_count, partition
 from cpsc.mono.mono import monomorphise
 from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import PassReport, run_pipeline
-from cpsc.project import PROGRAM_FILE, UnitFiles, assemble, explained
+from cpsc.project import PROGRAM_FILE, UnitFiles, assemble, bad_unit_names, explained
 from cpsc.project.units import Aliases, Unit, UnitFinder
 from cpsc.ssa import ir as ssa_ir
 from cpsc.ssa.from_cps import to_ssa
@@ -101,7 +102,8 @@ def front_end_units(units: list[Unit | Aliases], files: UnitFiles, sources: Sour
     user = parse_units(units, files, sources, stages, finder)
     with _said_of_units(units, finder):
         typing, datatypes = type_check(user, stages)
-    return monomorphic(user, typing, datatypes, stages=stages)
+    program = monomorphic(user, typing, datatypes, stages=stages)
+    return dataclasses.replace(program, warnings=bad_unit_names(units) + program.warnings)
 
 
 @contextmanager

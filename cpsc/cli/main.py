@@ -244,7 +244,8 @@ def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages)
             print(print_program(p), file=sys.stderr)  # type: ignore[arg-type]
 
     context = LEVELS[args.opt].context(args.fuel)
-    args.sites = DebugSites(sources.text) if getattr(args, "debug", False) else None
+    units = _units(args, sources, stages)[0]
+    args.sites = DebugSites(sources.text, units=len(units) > 1) if getattr(args, "debug", False) else None
     converted = driver.to_cps(program, stages, args.sites)
     context.frames = frozenset(args.sites.toplevel) if args.sites is not None else None
     cps, reports = driver.optimise(converted, _passes(args), args.verify, dump, stages, context)
@@ -445,3 +446,5 @@ def _main(argv: list[str] | None) -> int:
     finally:
         if getattr(args, "time_passes", False):
             print(stages.report(), file=sys.stderr)
+            if getattr(args, "found_units", None) is not None:
+                print(args.found_units[1].counts, file=sys.stderr)

@@ -40,3 +40,5 @@ class DebugSites:
     paths: dict[str, str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # CPS function -> its name in the source
     variables: dict[str, str] = field(default_factory=dict)  # CPS variable -> the name `let` gave it
+    # a program of several units, each a module: a function's name begins with its unit's
+    units: bool = False

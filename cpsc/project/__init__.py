@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from cpsc.project.cache import ParseCounts, cached_parse
 from cpsc.project.dune import dune_units, in_dune_project
 from cpsc.project.units import (
     INTERFACES,
@@ -24,6 +25,7 @@ from cpsc.project.units import (
     file_start,
     units_as_listed,
     units_from_main,
+    valid_module_name,
 )
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
@@ -56,8 +58,8 @@ def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed]) -> Pa
         module: m.ModuleExpr = m.Structure(declarations, at)
         if unit.interface is not None:
             interface = parsed(unit.interface)
-            signature = interface.module.declarations[0]
-            assert isinstance(signature, m.Signature)
+            signature = interface.signature
+            assert signature is not None
             if unit.aliases:  # (a signature has no `open`: its paths are renamed instead)
                 signature = _renamed(signature, dict(unit.aliases))
             module = m.Constrained(module, signature, at)
@@ -90,6 +92,13 @@ def _aliases(name: str, members: tuple[tuple[str, str], ...], at: Span) -> m.Mod
     return m.ModuleDecl(name, m.Structure(aliased, at), at)
 
 
+def bad_unit_names(units: list[Unit | Aliases]) -> tuple[CompileError, ...]:
+    """OCaml's warning 24 for a unit whose file's name is no module's (`my-util.ml`)."""
+    return tuple(CompileError(file_start(unit.implementation), f'bad source file name: "{unit.name}" is not a '
+                              "valid module name.") for unit in units
+                 if isinstance(unit, Unit) and not valid_module_name(unit.name))
+
+
 def explained(error: CompileError, units: list[Unit | Aliases]) -> CompileError:
     """A signature mismatch in a unit's interface, said as OCaml says it of units: at the
     implementation (the note says where the interface declares what it expected)."""
@@ -107,8 +116,10 @@ class UnitFiles:
     """A program's files, each read once (by `read`, which says why it cannot) and parsed
     once: finding the units parses them, and the front end uses what it parsed."""
 
-    def __init__(self, read: Callable[[str], str]) -> None:
+    def __init__(self, read: Callable[[str], str], cached: bool = True) -> None:
         self.read = read
+        self.cached = cached  # kept on disk (`cache.py`)
+        self.counts = ParseCounts()
         self.texts: dict[str, str] = {}
         self._parsed: dict[str, Parsed] = {}
 
@@ -119,8 +130,10 @@ class UnitFiles:
 
     def parsed(self, file: str) -> Parsed:
         if file not in self._parsed:
+            reader = parse_interface if file.endswith(INTERFACES) else parse
             text = self.text(file)
-            self._parsed[file] = parse_interface(text, file) if file.endswith(INTERFACES) else parse(text, file)
+            self._parsed[file] = cached_parse(text, file, reader, self.counts) if self.cached and file != "-" \
+                else reader(text, file)
         return self._parsed[file]
 
     def references(self, unit: Unit) -> frozenset[str]:

@@ -20,7 +20,7 @@ from lark import Lark
 from cpsc.support import deep_stack
 from cpsc.support.cache import cache_dir, pickle_by_constructor, source_text
 from cpsc.support.files import package_file
-from cpsc.syntax import ast, lalr
+from cpsc.syntax import ast, lalr, module_ast
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
 from cpsc.syntax.lalr import LalrDriver, ParseTables
 from cpsc.syntax.lexical import lexical_error, reject_outside_fl, strip_attributes, strip_comments
@@ -93,6 +93,7 @@ class Parsed:
     # of `M.N.x`, `M.C`, `r.M.x`, `M.t`); the units a unit depends on begin some of them
     module_paths: frozenset[str]
     names_function: bool  # whether the text says `__FUNCTION__`
+    signature: module_ast.Signature | None = None  # an interface file's (`parse_interface`)
 
     @property
     def qualifiers(self) -> frozenset[str]:
@@ -106,7 +107,7 @@ def parse(text: str, file: str) -> Parsed:
 
 
 def parse_interface(text: str, file: str) -> Parsed:
-    """Parse an interface file (`util.mli`): its `module` holds one `module_ast.Signature`."""
+    """Parse an interface file (`util.mli`): its items are its `signature`."""
     return _parse(text, file, "interface")
 
 
@@ -142,9 +143,11 @@ def _parse(text: str, file: str, start: str) -> Parsed:
         lines = text.rstrip().split("\n")
         span = Span(file, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
         raise CompileError(span, "Syntax error: unexpected end of file") from None
-    if not isinstance(module, ast.Module):  # an interface's signature
-        module = ast.Module((module,), (file,))
-    return Parsed(module, file, uses_modules, frozenset(module_paths), "__FUNCTION__" in text)
+    signature: module_ast.Signature | None = None
+    if isinstance(module, module_ast.Signature):  # an interface's
+        signature, module = module, ast.Module((), (file,))
+    assert isinstance(module, ast.Module)
+    return Parsed(module, file, uses_modules, frozenset(module_paths), "__FUNCTION__" in text, signature)
 
 
 def parse_items(text: str, file: str) -> ast.Module:

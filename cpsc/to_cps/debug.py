@@ -43,7 +43,9 @@ class SiteRecorder:
         name = None if function in self.sites.toplevel else self.sites.names.get(function)
         if file != PRELUDE_FILE:
             unit = unit_name(file)
-            return unit if name is None else f"{unit}.{name}"
+            if name is None:
+                return unit
+            return name if self.sites.units else f"{unit}.{name}"
         if name is None:
             return "Stdlib"
         module, dot, rest = name.partition(".")

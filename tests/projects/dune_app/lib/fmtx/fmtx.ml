@@ -1,0 +1,1 @@
+let pad n s = Spaces.pad_right n s

@@ -1,0 +1,1 @@
+let () = print_endline "spare: not needed, not linked"

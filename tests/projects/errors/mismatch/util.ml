@@ -1,0 +1,1 @@
+let square x = x * x
