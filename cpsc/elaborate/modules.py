@@ -486,7 +486,9 @@ class _Elaborator:
         view = _View(module, Env(path=module.path), signature.scope.copy(), signature.scope.copy(),
                      seal and not module.library, path or module.path)
         if outer is not None:  # a module specification: the enclosing signature's abstract types are its
-            view.outside, view.sealed, view.abstracts = outer.outside.copy(), outer.sealed, outer.abstracts
+            view.sealed, view.abstracts = outer.sealed, outer.abstracts
+            if named is None:  # (a module type named is read where it was declared)
+                view.outside = outer.outside.copy()
         for item in self.signature_items(signature, span):
             self.match_item(item, view, span)
         view.seen.seals = view.sealed
@@ -507,7 +509,12 @@ class _Elaborator:
         if isinstance(module_type, m.FunctorType):
             raise CompileError(span, f"{_ERROR_PREFIX}Modules do not match: a functor type is not a signature")
         out: list[Any] = []
+        opened = _Opened()
         for item in module_type.items:
+            if isinstance(item, m.SigOpen):
+                opened.open(item.path, self.structure(item.path, signature.scope, item.span))
+                continue
+            item = opened.qualified(item)
             if isinstance(item, m.SigInclude):
                 out.extend(self.signature_items(SignatureValue(item.type, signature.scope), span))
             else:
@@ -656,6 +663,46 @@ class _Elaborator:
         if module.library and kind == "value":  # (its primitives: the type checker knows which there are)
             return f"{module.path}.{name}"
         raise CompileError(span, f"{_ERROR_PREFIX}The {kind} `{name}' is required but not provided")
+
+
+class _Opened:
+    """The modules a signature opened so far: in the items after `open M`, M's types, modules
+    and module types are named without `M.`, unless the signature declares its own after."""
+
+    def __init__(self) -> None:
+        self.opened: list[tuple[str, Env, set[tuple[str, str]]]] = []  # path, module, what was declared since
+
+    def open(self, path: str, module: Env) -> None:
+        self.opened.append((path, module, set()))
+
+    def qualified(self, item: Any) -> Any:
+        """The item with what it names of the opened modules qualified (`cell` -> `M.cell`)."""
+        if not self.opened:
+            return item
+        item = m.renamed_paths(item, self.rename)
+        for _, _, declared in self.opened:
+            declared.update(_declared_names(item))
+        return item
+
+    def rename(self, path: str, kind: str) -> str | None:
+        head, dot, _ = path.partition(".")
+        for opened, module, declared in reversed(self.opened):
+            members = module.modules if dot or kind == "module" else \
+                module.types if kind == "type" else module.module_types
+            if head in members and (kind if not dot else "module", head) not in declared:
+                return f"{opened}.{path}"
+        return None
+
+
+def _declared_names(item: Any) -> set[tuple[str, str]]:
+    """What a signature item declares, as (kind, name)."""
+    if isinstance(item, m.SigType):
+        return {("type", d.name) for d in item.declaration.definitions}
+    if isinstance(item, m.SigModule):
+        return {("module", item.name)}
+    if isinstance(item, m.SigModuleType):
+        return {("module type", item.name)}
+    return set()
 
 
 def _item_span(item: Any) -> Span:

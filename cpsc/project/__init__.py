@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from cpsc.project.cache import ParseCounts, cached_parse
@@ -71,20 +70,16 @@ def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed]) -> Pa
     return Parsed(ast.Module(tuple(items), tuple(files)), PROGRAM_FILE, True, frozenset(module_paths), names_function)
 
 
-def _renamed(node: Any, aliases: dict[str, str]) -> Any:
-    """`node` with the module paths that begin with an alias begun with what it stands for."""
-    if isinstance(node, tuple):
-        return tuple(_renamed(item, aliases) for item in node)
-    if isinstance(node, (ast.TyName, m.ModulePath, m.ModuleTypePath, m.WithModule)):
-        field = {ast.TyName: "name", m.ModulePath: "path", m.ModuleTypePath: "path", m.WithModule: "module"}[type(node)]
-        path: str = getattr(node, field)
+def _renamed(signature: m.Signature, aliases: dict[str, str]) -> m.Signature:
+    """The signature with the module paths that begin with an alias begun with what it stands for."""
+
+    def rename(path: str, kind: str) -> str | None:
         head, dot, rest = path.partition(".")
-        if head in aliases and (dot or isinstance(node, (m.ModulePath, m.WithModule))):
-            node = replace(node, **{field: aliases[head] + dot + rest})  # type: ignore[arg-type]
-    if not hasattr(node, "__dataclass_fields__") or isinstance(node, Span):
-        return node
-    changes = {name: _renamed(getattr(node, name), aliases) for name in node.__dataclass_fields__ if name != "span"}
-    return replace(node, **changes)
+        return aliases[head] + dot + rest if head in aliases and (dot or kind == "module") else None
+
+    renamed = m.renamed_paths(signature, rename)
+    assert isinstance(renamed, m.Signature)
+    return renamed
 
 
 def _aliases(name: str, members: tuple[tuple[str, str], ...], at: Span) -> m.ModuleDecl:

@@ -7,7 +7,8 @@ declarations of `cpsc.syntax.ast` (flat, with dotted names), so later stages nev
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, Union
 
 from cpsc.syntax import ast
@@ -63,7 +64,16 @@ class SigInclude:
     span: Span
 
 
-SigItem = Union[SigVal, SigType, SigException, SigModule, SigModuleType, SigInclude]
+@dataclass(frozen=True, slots=True)
+class SigOpen:
+    """`open M` in a signature: M's types, modules and module types are named without `M.` in
+    the items after it (`cpsc.elaborate.modules` qualifies them)."""
+
+    path: str
+    span: Span
+
+
+SigItem = Union[SigVal, SigType, SigException, SigModule, SigModuleType, SigInclude, SigOpen]
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,3 +238,27 @@ class IncludeDecl:
 
 
 MODULE_ITEMS = (ModuleDecl, ModuleTypeDecl, OpenDecl, IncludeDecl)
+
+
+def renamed_paths(node: Any, rename: Callable[[str, str], str | None]) -> Any:
+    """`node` (a signature, its items, type expressions) with each path that names a type
+    (`t`, `M.t`), a module (`M`) or a module type (`S`) replaced by `rename(path, kind)` when
+    that is not None; kind is "type", "module" or "module type"."""
+    if isinstance(node, tuple):
+        return tuple(renamed_paths(item, rename) for item in node)
+    if not hasattr(node, "__dataclass_fields__") or isinstance(node, Span):
+        return node
+    changes = {name: renamed_paths(getattr(node, name), rename)
+               for name in node.__dataclass_fields__ if name != "span"}
+    kind = _PATH_KINDS.get(type(node))
+    if kind is not None:
+        field_name, what = kind
+        renamed = rename(getattr(node, field_name), what)
+        if renamed is not None:
+            changes[field_name] = renamed
+    return replace(node, **changes)
+
+
+_PATH_KINDS: dict[type, tuple[str, str]] = {ast.TyName: ("name", "type"), ModulePath: ("path", "module"),
+                                            ModuleTypePath: ("path", "module type"),
+                                            WithModule: ("module", "module")}

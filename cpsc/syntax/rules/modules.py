@@ -162,3 +162,6 @@ class ModuleRules(DeclarationRules):
 
     def sig_include(self, keyword: Token, module_type: m.ModuleType, *separators: Token) -> m.SigInclude:
         return m.SigInclude(module_type, self._span((keyword, module_type)))
+
+    def sig_open(self, keyword: Token, path: Path, *separators: Token) -> m.SigOpen:
+        return m.SigOpen(path.name, self._span((keyword, path)))
