@@ -84,10 +84,8 @@ def parse_units(units: list[Unit | Aliases], files: UnitFiles, sources: SourceFi
             for file in unit.files:
                 sources.add(file, files.text(file))
         sources.add(PRELUDE_FILE, prelude_text())
-    with stages.stage("parse"):
-        program = assemble(units, files.parsed)
     with stages.stage("elaborate"), _said_of_units(units, finder):
-        module = elaborate_unit(program, prelude_modules())
+        module = elaborate_unit(assemble(units, files.parsed, files.text), prelude_modules())
     return ast.Module(module.declarations, (PROGRAM_FILE,) + module.files)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from cpsc.project.cache import ParseCounts, cached_parse
@@ -30,6 +31,7 @@ from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.parser import Parsed, parse, parse_interface
+from cpsc.syntax.units import unit_name
 
 # The first of the files of the module the units make (it is no unit's): the type checker
 # qualifies a unit's exceptions by the unit's module alone (`Util.Bad`, not `Main.Util.Bad`)
@@ -38,8 +40,10 @@ PROGRAM_FILE = "<program>"
 _MISMATCH = "Signature mismatch:\n       "
 
 
-def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed]) -> Parsed:
-    """The units, each parsed (`parsed(file)`), as one text whose items are their structures."""
+def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed],
+             text: Callable[[str], str] = lambda file: "") -> Parsed:
+    """The units, each parsed (`parsed(file)`), as one text whose items are their structures
+    (`text(file)`: a file's text, for `__MODULE__` in a unit that dune names otherwise)."""
     items: list[Any] = []
     files: list[str] = []
     module_paths: set[str] = set()
@@ -51,6 +55,8 @@ def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed]) -> Pa
         implementation = parsed(unit.implementation)
         at = file_start(unit.implementation)
         declarations: tuple[Any, ...] = implementation.module.declarations
+        if unit.name != unit_name(unit.implementation) and "__MODULE__" in text(unit.implementation):
+            declarations = _module_named(declarations, unit.name, text(unit.implementation).split("\n"))
         if unit.aliases:
             items.append(_aliases(unit.alias_module, unit.aliases, at))
             declarations = (m.OpenDecl(unit.alias_module, at),) + declarations
@@ -80,6 +86,19 @@ def _renamed(signature: m.Signature, aliases: dict[str, str]) -> m.Signature:
     renamed = m.renamed_paths(signature, rename)
     assert isinstance(renamed, m.Signature)
     return renamed
+
+
+def _module_named(node: Any, name: str, lines: list[str]) -> Any:
+    """`node` with each `__MODULE__` (which the parser made its file's module) the unit's `name`."""
+    if isinstance(node, tuple):
+        return tuple(_module_named(item, name, lines) for item in node)
+    if isinstance(node, ast.Const) and node.span.line == node.span.end_line \
+            and lines[node.span.line - 1][node.span.col - 1:node.span.end_col - 1] == "__MODULE__":
+        return replace(node, value=name)
+    if not hasattr(node, "__dataclass_fields__") or isinstance(node, Span):
+        return node
+    return replace(node, **{f: _module_named(getattr(node, f), name, lines) for f in node.__dataclass_fields__
+                            if f not in ("span", "ty")})
 
 
 def _aliases(name: str, members: tuple[tuple[str, str], ...], at: Span) -> m.ModuleDecl:
