@@ -24,6 +24,7 @@ from cpsc.project.units import (
     UnitFinder,
     file_start,
     units_as_listed,
+    implementation_of,
     units_from_main,
     valid_module_name,
 )
@@ -52,6 +53,9 @@ def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed],
         if isinstance(unit, Aliases):
             items.append(_aliases(unit.name, unit.members, unit.span))
             continue
+        if not unit.implementation:  # an interface alone (`cpsc check util.mli`)
+            items.append(_checked_interface(unit.name, parsed(unit.interface or "")))
+            continue
         implementation = parsed(unit.implementation)
         at = file_start(unit.implementation)
         declarations: tuple[Any, ...] = implementation.module.declarations
@@ -74,6 +78,15 @@ def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed],
         module_paths |= implementation.module_paths
         names_function = names_function or implementation.names_function
     return Parsed(ast.Module(tuple(items), tuple(files)), PROGRAM_FILE, True, frozenset(module_paths), names_function)
+
+
+def _checked_interface(name: str, interface: Parsed) -> m.ModuleDecl:
+    """An interface alone, checked as OCaml checks an `.mli` it compiles: as the parameter of a
+    functor (`module Util (Util : sig ... end) = struct end`), whose types are then resolved."""
+    assert interface.signature is not None
+    at = file_start(interface.file)
+    parameter = m.FunctorParameter(name, interface.signature, at)
+    return m.ModuleDecl(name, m.Functor(parameter, m.Structure((), at), at), at)
 
 
 def _renamed(signature: m.Signature, aliases: dict[str, str]) -> m.Signature:
@@ -168,6 +181,8 @@ def find_units(files: list[str], folders: list[str],
     if len(files) == 1 and in_dune_project(files[0]):
         return dune_units(files[0], unit_files.module_paths)[0], None
     if len(files) == 1:
+        if files[0].endswith(INTERFACES) and implementation_of(files[0]) is not None:
+            files = [implementation_of(files[0]) or ""]  # (`cpsc check util.mli`: the unit, both files)
         finder = UnitFinder([os.path.dirname(files[0])] + folders)
         return [*units_from_main(files[0], finder, unit_files.references)], finder
     finder = UnitFinder(folders)

@@ -41,7 +41,7 @@ class Unit:
 
     @property
     def files(self) -> tuple[str, ...]:
-        return (self.interface, self.implementation) if self.interface else (self.implementation,)
+        return tuple(file for file in (self.interface, self.implementation) if file)
 
 
 @dataclass(frozen=True)
@@ -136,13 +136,21 @@ def interface_of(implementation: str) -> str | None:
     return candidate if candidate is not None and os.path.isfile(candidate) else None
 
 
+def implementation_of(interface: str) -> str | None:
+    """The implementation beside an interface (`util.ml` for `util.mli`), if there is one."""
+    stem, ext = os.path.splitext(interface)
+    candidates = [stem + IMPLEMENTATIONS[INTERFACES.index(ext)]] if ext in INTERFACES else []
+    return next((c for c in candidates if os.path.isfile(c)), None)
+
+
 References = Callable[[Unit], frozenset[str]]
 
 
 def units_from_main(main: str, finder: UnitFinder, references: References) -> list[Unit]:
     """The main file's unit and every unit it needs, found by `finder`, in link order.
     `references` gives the modules a unit's files name (some are its own or the library's)."""
-    first = Unit(unit_name(main) or "Main", main, interface_of(main))
+    first = Unit(unit_name(main) or "Main", main, interface_of(main)) if not main.endswith(INTERFACES) \
+        else Unit(unit_name(main), "", main)  # an interface alone: checked as a module type
     units = {first.name: first}
     needs: dict[str, set[str]] = {}
     pending = [first]

@@ -119,3 +119,15 @@ def test_the_toplevel_loads_the_units_a_phrase_names(monkeypatch):
     directory = Session()
     assert directives.execute(directory, '#directory "shapes";;') == ""
     assert directory.phrase("Banner.width;;").endswith("- : int = 20\n")
+
+
+def test_checking_an_interface_checks_its_unit_or_the_interface_alone(tmp_path):
+    """`cpsc check util.mli`: with util.ml beside it, the unit (both files); alone, the
+    interface, its types resolved as ocamlc -c resolves them."""
+    mismatch = cpsc_run("check", "util.mli", cwd=HERE / "errors" / "mismatch")
+    assert mismatch.returncode == 1 and "does not match the interface util.mli" in mismatch.stderr
+    (tmp_path / "lone.mli").write_text("type t\nval make : int -> t\nval bad : nosuch -> t\n")
+    lone = cpsc_run("check", "lone.mli", cwd=tmp_path)
+    assert lone.returncode == 1 and lone.stderr.startswith("lone.mli:3:11: error: Unbound type constructor nosuch")
+    (tmp_path / "lone.mli").write_text("type t\nval make : int -> t\nval shape : Shape.t -> t\n")
+    assert cpsc_run("check", "lone.mli", "-I", str(HERE / "shapes"), cwd=tmp_path).returncode == 0
