@@ -23,8 +23,8 @@ from cpsc.project.units import (
     Unit,
     UnitFinder,
     file_start,
-    units_as_listed,
     implementation_of,
+    units_as_listed,
     units_from_main,
     valid_module_name,
 )
