@@ -19,7 +19,7 @@ from cpsc import driver
 from cpsc.elaborate import parse_module
 from cpsc.opt.pipeline import register_pass
 from cpsc.opt.substitute import CallSite
-from cpsc.project import UnitFiles, find_units
+from cpsc.project import UnitFiles
 from cpsc.semantics.values import Outcome
 from cpsc.syntax import ast
 from cpsc.to_cps.convert import cps_convert_with_origins
@@ -55,7 +55,7 @@ def compile_files(files: list[str], include: list[str] | None = None) -> Program
     (the units it uses are found beside it and in the `include` folders), every file in link
     order (`.mli` before `.ml`), or a dune project's folder."""
     unit_files = UnitFiles(lambda file: Path(file).read_bytes().decode("latin-1"))
-    units, finder = find_units(files, list(include or []), unit_files)
+    units, finder = driver.find_program(files, list(include or []), unit_files)
     typed = driver.front_end_units(units, unit_files, finder=finder)
     cps, origins = cps_convert_with_origins(typed)
     return Program(cps, source=typed, origins=origins)

@@ -24,7 +24,7 @@ from cpsc.llvm.partition import part_count, partition
 from cpsc.mono.mono import monomorphise
 from cpsc.opt.context import PassContext
 from cpsc.opt.pipeline import PassReport, run_pipeline
-from cpsc.project import PROGRAM_FILE, UnitFiles, assemble, bad_unit_names, explained
+from cpsc.project import PROGRAM_FILE, UnitFiles, assemble, bad_unit_names, explained, find_units
 from cpsc.project.units import Aliases, Unit, UnitFinder
 from cpsc.ssa import ir as ssa_ir
 from cpsc.ssa.from_cps import to_ssa
@@ -72,6 +72,12 @@ def type_check(user: ast.Module, stages: Stages | None = None) -> tuple[Typing, 
     """The types of the user's declarations, after the prelude's (a `CompileError` if wrong)."""
     with (stages or Stages()).stage("infer"):
         return infer_module(user, checked_prelude(), "" if user.files[:1] == (PROGRAM_FILE,) else None)
+
+
+def find_program(files: list[str], folders: list[str], unit_files: UnitFiles) -> tuple[list[Unit | Aliases], UnitFinder | None]:
+    """The units of the program `files` name (`cpsc.project.find_units`), the standard library's
+    modules known."""
+    return find_units(files, folders, unit_files, frozenset(prelude_modules().modules))
 
 
 def parse_units(units: list[Unit | Aliases], files: UnitFiles, sources: SourceFiles | None = None,

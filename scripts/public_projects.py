@@ -46,10 +46,10 @@ def run(command: list[str], cwd: Path, stdin: str = "") -> tuple[int, bytes]:
 
 def link_order(folder: Path, build: list[str]) -> list[str]:
     """The files of the program in cpsc's link order (what ocamlopt is given)."""
-    code = ("import sys\nfrom pathlib import Path\nfrom cpsc.project import UnitFiles, find_units\n"
+    code = ("import sys\nfrom pathlib import Path\nfrom cpsc.driver import find_program\nfrom cpsc.project import UnitFiles\n"
             "names = [a for a in sys.argv[1:] if a != '-I']\nincludes = [b for a, b in zip(sys.argv[1:], sys.argv[2:]) if a == '-I']\n"
             "files = [n for n in names if n not in includes]\n"
-            "units, _ = find_units(files, includes, UnitFiles(lambda f: Path(f).read_bytes().decode('latin-1')))\n"
+            "units, _ = find_program(files, includes, UnitFiles(lambda f: Path(f).read_bytes().decode('latin-1')))\n"
             "print(' '.join(f for u in units for f in u.files))")
     done = subprocess.run([sys.executable, "-c", code, *build], cwd=folder, capture_output=True, text=True, check=True)
     return done.stdout.split()

@@ -22,7 +22,7 @@ from cpsc.cps.sites import DebugSites
 from cpsc.elaborate import parse_module
 from cpsc.llvm.backend import emit_assembly, emit_object, optimize
 from cpsc.opt.pipeline import LEVELS, PASSES
-from cpsc.project import UnitFiles, find_units
+from cpsc.project import UnitFiles
 from cpsc.project.units import Aliases, Unit, UnitFinder
 from cpsc.support.deep_stack import call_with_deep_stack, max_syntax_depth
 from cpsc.support.stages import Stages
@@ -184,7 +184,7 @@ def _units(args: argparse.Namespace, sources: SourceFiles,
         finder = None
         if names != ["-"]:
             with stages.stage("parse"):
-                units, finder = find_units(names, getattr(args, "include", []), files)
+                units, finder = driver.find_program(names, getattr(args, "include", []), files)
         found = units, files, finder
         args.found_units = found
     return found

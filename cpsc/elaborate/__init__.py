@@ -30,7 +30,8 @@ def elaborate_unit(parsed: Parsed, scope: Scope, generated: bool = False) -> ast
     unbound = not generated and any(name not in scope.modules for name in parsed.qualifiers)  # said so by `elaborate`
     if parsed.uses_modules or sealed or unbound or has_module_items(module.declarations) or scope.declared:
         module = ast.Module(tuple(elaborate(module.declarations, scope)), module.files)
-    module = with_formats_rewritten(module)  # on the names as resolved: `printf` after `open Printf`
+    if parsed.formats:  # on the names as resolved: `printf` after `open Printf`
+        module = with_formats_rewritten(module, parsed.formats)
     if parsed.names_function:
         module = FunctionNames(unit_name(parsed.file)).module(module)
     return module

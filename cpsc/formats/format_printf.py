@@ -169,10 +169,10 @@ def printing_application(function: ast.Expr, argument: ast.Expr, span: Span) -> 
     return printf_application(function, argument, span)
 
 
-def with_formats_rewritten(module: ast.Module) -> ast.Module:
+def with_formats_rewritten(module: ast.Module, files: frozenset[str] | None = None) -> ast.Module:
     """`module` with each application that gives a printer its literal format rewritten
-    (`printing_application`), inner applications first; for a text whose names are those it
-    writes (the elaborator rewrites them as it resolves names in the others)."""
+    (`printing_application`), inner applications first, in the declarations written in
+    `files` (all if None), the others having none."""
     def rewrite(node: object) -> object:
         if isinstance(node, ast.App):
             # the application's own span, not that of brackets around it (`(printf "%d")`)
@@ -182,8 +182,16 @@ def with_formats_rewritten(module: ast.Module) -> ast.Module:
             return node if expanded is None else expanded
         return node
 
-    declarations = rewritten(module.declarations, rewrite)
-    return module if declarations is module.declarations else ast.Module(declarations, module.files)
+    if files is None:
+        declarations = rewritten(module.declarations, rewrite)
+    else:
+        declarations = tuple(rewritten(d, rewrite) if _written_in(d, files) else d for d in module.declarations)
+    return ast.Module(declarations, module.files)
+
+
+def _written_in(declaration: ast.Declaration, files: frozenset[str]) -> bool:
+    span = getattr(declaration, "span", None)
+    return span is None or span.file in files
 
 
 def printer_function(name: str, span: Span) -> ast.Expr | None:

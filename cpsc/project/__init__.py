@@ -49,6 +49,7 @@ def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed],
     files: list[str] = []
     module_paths: set[str] = set()
     names_function = False
+    formats: set[str] = set()
     for unit in units:
         if isinstance(unit, Aliases):
             items.append(_aliases(unit.name, unit.members, unit.span))
@@ -77,7 +78,9 @@ def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed],
         files.extend(unit.files)
         module_paths |= implementation.module_paths
         names_function = names_function or implementation.names_function
-    return Parsed(ast.Module(tuple(items), tuple(files)), PROGRAM_FILE, True, frozenset(module_paths), names_function)
+        formats |= implementation.formats
+    return Parsed(ast.Module(tuple(items), tuple(files)), PROGRAM_FILE, True, frozenset(module_paths), names_function,
+                  frozenset(formats))
 
 
 def _checked_interface(name: str, interface: Parsed) -> m.ModuleDecl:
@@ -172,20 +175,21 @@ class UnitFiles:
         return frozenset().union(*(self.parsed(file).module_paths for file in unit.files))
 
 
-def find_units(files: list[str], folders: list[str],
-               unit_files: UnitFiles) -> tuple[list[Unit | Aliases], UnitFinder | None]:
+def find_units(files: list[str], folders: list[str], unit_files: UnitFiles,
+               library: frozenset[str] = frozenset()) -> tuple[list[Unit | Aliases], UnitFinder | None]:
     """The program named by `files`: a dune project's executable (its folder or main file); its
     main file alone, the units it needs found beside it and in `folders`; or every file in link
     order, as for `ocamlopt` (the units they need that are not given are found in `folders` and
-    linked first)."""
+    linked first). `library`: the standard library's modules, which a file beside the main file
+    does not stand for (`UnitFinder`)."""
     if len(files) == 1 and in_dune_project(files[0]):
         return dune_units(files[0], unit_files.module_paths)[0], None
     if len(files) == 1:
         if files[0].endswith(INTERFACES) and implementation_of(files[0]) is not None:
             files = [implementation_of(files[0]) or ""]  # (`cpsc check util.mli`: the unit, both files)
-        finder = UnitFinder([os.path.dirname(files[0])] + folders)
+        finder = UnitFinder([os.path.dirname(files[0])] + folders, library, beside=1)
         return [*units_from_main(files[0], finder, unit_files.references)], finder
-    finder = UnitFinder(folders)
+    finder = UnitFinder(folders, library)
     listed = units_as_listed(files)
     names = {unit.name for unit in listed}
     found: dict[str, Unit] = {}

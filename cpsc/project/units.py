@@ -101,14 +101,20 @@ def _refuse_twins(units: list[Unit]) -> None:
 
 class UnitFinder:
     """Finds a unit's files by its name, as OCaml's load path does: in the main file's folder,
-    then in each `-I` folder in order; `util.ml` or `Util.ml` is `Util`."""
+    then in each `-I` folder in order; `util.ml` or `Util.ml` is `Util`. A file named as a
+    module of the standard library (`list.ml`) is not taken for it in the first `beside`
+    folders (the main file's: a folder of programs often holds one), only in the others."""
 
-    def __init__(self, folders: list[str]) -> None:
+    def __init__(self, folders: list[str], library: frozenset[str] = frozenset(), beside: int = 0) -> None:
         self.folders = [folder or "." for folder in folders]
+        self.library = library
+        self.beside = beside
         self._listings: dict[str, dict[str, str]] = {}
 
     def find(self, name: str) -> Unit | None:
-        for folder in self.folders:
+        for index, folder in enumerate(self.folders):
+            if index < self.beside and name in self.library:
+                continue
             listing = self._listing(folder)
             implementation = next((listing[f"{stem}{ext}"] for stem in (name[:1].lower() + name[1:], name)
                                    for ext in IMPLEMENTATIONS if f"{stem}{ext}" in listing), None)

@@ -93,6 +93,9 @@ class Parsed:
     # of `M.N.x`, `M.C`, `r.M.x`, `M.t`); the units a unit depends on begin some of them
     module_paths: frozenset[str]
     names_function: bool  # whether the text says `__FUNCTION__`
+    # its files that name a function a literal format may be given (`printf`): only their
+    # declarations are looked at for formats to rewrite (`cpsc.formats`)
+    formats: frozenset[str] = frozenset()
     signature: module_ast.Signature | None = None  # an interface file's (`parse_interface`)
 
     @property
@@ -121,8 +124,10 @@ def _parse(text: str, file: str, start: str) -> Parsed:
             builder.file = file
             builder.module_expressions = False
             builder.module_paths = set()
+            builder.names_printer = False
             module = parser.parse(cleaned, limit, start)
             uses_modules, module_paths = builder.module_expressions, builder.module_paths
+            formats = frozenset({file}) if builder.names_printer else frozenset()
     except lalr.NestedTooDeep as nested:  # not `err`: compiled, a name has one type
         line, col = nested.token.line or 1, nested.token.column or 1
         raise too_deep(Span(file, line, col, line, col + 1), limit) from None
@@ -147,7 +152,7 @@ def _parse(text: str, file: str, start: str) -> Parsed:
     if isinstance(module, module_ast.Signature):  # an interface's
         signature, module = module, ast.Module((), (file,))
     assert isinstance(module, ast.Module)
-    return Parsed(module, file, uses_modules, frozenset(module_paths), "__FUNCTION__" in text, signature)
+    return Parsed(module, file, uses_modules, frozenset(module_paths), "__FUNCTION__" in text, formats, signature)
 
 
 def parse_items(text: str, file: str) -> ast.Module:

@@ -76,3 +76,14 @@ def test_listed_files_keep_their_order_and_pair_interfaces(tmp_path):
 ])
 def test_the_modules_field_reads_dune_s_ordered_set_language(items, expected):
     assert _ordered_set(items, {"A", "B", "C"}) == expected
+
+
+def test_a_file_beside_the_main_file_named_as_a_library_module_is_not_taken_for_it(tmp_path, monkeypatch):
+    """A folder of programs often holds a `hashtbl.ml` of its own: `Hashtbl` in its neighbours
+    is the library's. In an -I folder (a project's sources) such a file is the unit."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"main.ml": "let t = Hashtbl.create 1 let () = Format.printf \"x\"", "hashtbl.ml": "",
+                     "src/format.ml": "let printf s = print_string s"})
+    library = frozenset({"Hashtbl", "Format"})
+    units = find_units(["main.ml"], ["src"], UnitFiles(lambda f: Path(f).read_text(), cached=False), library)[0]
+    assert [u.implementation for u in units] == ["src/format.ml", "main.ml"]

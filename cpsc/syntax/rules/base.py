@@ -25,6 +25,12 @@ LOCATION_NAMES = {"__LOC__": "loc", "__FILE__": "file", "__LINE__": "line", "__P
 LOCATION_OF = {"__LOC_OF__": "loc", "__LINE_OF__": "line", "__POS_OF__": "pos"}
 
 
+# How the names of the functions that take a literal format end (`Printf.printf`, `Format.asprintf`,
+# `Scanf.sscanf`...: every one `cpsc.formats` rewrites): a text that names none has no format to
+# rewrite.
+PRINTER_ENDINGS = ("printf", "scanf")
+
+
 class RuleBase:
     """Builds AST nodes inside the LALR parser, as each rule is reduced (no parse tree, so no
     recursion however deep the input nests). A node's span runs from its first child to its
@@ -37,6 +43,8 @@ class RuleBase:
         # the module paths named: as such (`open M`, `F (M)`), or in a qualified name (`Bytes`
         # of `Bytes.make`, `M.N` of `M.N.C`, `r.M.x`, `M.t`)
         self.module_paths: set[str] = set()
+        # whether it names a function that a literal format may be given (`cpsc.formats`)
+        self.names_printer = False
         # the bindings annotated `: 'a. t`, by id: checked after a top-level declaration
         self.polymorphic: dict[int, tuple[ast.Binding, ast.TypeExpr]] = {}
 

@@ -18,7 +18,7 @@ from cpsc.syntax.desugar import (
     recursive_lazy,
 )
 from cpsc.syntax.diagnostics import CompileError, Span
-from cpsc.syntax.rules.base import LOCATION_NAMES, LOCATION_OF
+from cpsc.syntax.rules.base import LOCATION_NAMES, LOCATION_OF, PRINTER_ENDINGS
 from cpsc.syntax.rules.parts import (
     Field,
     Labelled,
@@ -139,6 +139,7 @@ class ExpressionRules(PatternRules):
         return ast.Construct(unqualified_constructor(self._qualified(str(name))), (), self._tok_span(name))
 
     def qualified_var(self, name: Token) -> ast.Expr:
+        self.names_printer = self.names_printer or str(name).endswith(PRINTER_ENDINGS)
         return ast.Var(self._qualified(without_stdlib(str(name))), self._tok_span(name))
 
     def qualified_operator(self, name: Token, opening: Token, operator: ast.PVar, closing: Token) -> ast.Expr:
@@ -399,6 +400,7 @@ class ExpressionRules(PatternRules):
     def var(self, name: ast.PVar) -> ast.Expr:
         if name.name in LOCATION_NAMES:  # `__LOC__`, `__LINE__`...: where they are written
             return self._location(LOCATION_NAMES[name.name], name.span)
+        self.names_printer = self.names_printer or name.name.endswith(PRINTER_ENDINGS)
         return ast.Var(name.name, name.span)
 
     def _location(self, what: str, at: Span) -> ast.Expr:
