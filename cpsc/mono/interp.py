@@ -153,12 +153,17 @@ class Interpreter:
                     return Primitive(expr.name, 2, (), expr.compared)
                 return self.globals[expr.name]
             if isinstance(expr, ast.App):
-                function = self.eval(expr.function, env)
-                argument = self.eval(expr.argument, env)
+                # `f a1 ... an` as the CPS conversion makes it: f, then the arguments left to
+                # right, then the applications (f's effects and a1's come before a2's)
+                head, applications = ast.application_spine(expr)
+                function = self.eval(head, env)
+                arguments = [self.eval(application.argument, env) for application in applications]
+                for argument in arguments[:-1]:
+                    function = self.apply(function, argument)
                 if isinstance(function, Primitive):
-                    return self.apply_primitive(function, argument)
+                    return self.apply_primitive(function, arguments[-1])
                 env = dict(function.env)
-                bind(function.param, argument, env)
+                bind(function.param, arguments[-1], env)
                 expr = function.body
             elif isinstance(expr, ast.Fun):
                 return Closure(expr.param, expr.body, env)
@@ -190,6 +195,14 @@ class Interpreter:
                     expr, env = self.match(expr.handler, env)
             else:
                 return self.eval_data(expr, env)
+
+    def apply(self, function: Any, argument: Any) -> Any:
+        """`function argument`, not in tail position."""
+        if isinstance(function, Primitive):
+            return self.apply_primitive(function, argument)
+        env = dict(function.env)
+        bind(function.param, argument, env)
+        return self.eval(function.body, env)
 
     def eval_data(self, expr: ast.Expr, env: dict[str, Any]) -> Any:
         if isinstance(expr, ast.Construct):

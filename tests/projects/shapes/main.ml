@@ -7,7 +7,6 @@ let () =
   let a, b = Shape.map_pair string_of_int (1, 2) in
   let c, d = Shape.map_pair Shape.area (Shape.circle 1., Shape.rectangle 1. 1.) in
   Printf.printf "%s %s %g %g %s\n" a b c d (String.make (Banner.width / 4) '=');
-  let messages = !Log.count in
-  Log.say "%d messages" messages;
+  Log.say "%d messages" !Log.count;
   (try ignore (Shape.circle 0.) with Shape.Invalid_shape m -> Log.say "refused: %s" m);
   ignore (Shape.rectangle 1. (-1.))
