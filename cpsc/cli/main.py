@@ -92,7 +92,7 @@ def _arguments() -> argparse.ArgumentParser:
 
 
 _FILES_HELP = ("the program: its main file, whose units are found beside it and in the -I folders; "
-               "or every file in link order, .mli before .ml, as for ocamlopt (- for standard input)")
+               "every file in link order, as for ocamlopt; or a dune project's folder (- for standard input)")
 
 
 def _positive(text: str) -> int:
