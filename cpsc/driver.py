@@ -18,7 +18,15 @@ from cpsc.closure.convert import closure_convert
 from cpsc.cps.program import Program
 from cpsc.cps.sites import DebugSites
 from cpsc.elaborate import elaborate_unit
-from cpsc.llvm.backend import ForkedCompile, compile_timed, emit_object, link, optimize
+from cpsc.llvm.backend import (
+    ForkedCompile,
+    cached_object,
+    compile_timed,
+    emit_object,
+    link,
+    optimize,
+    store_object,
+)
 from cpsc.llvm.lower import functions_that_may_raise, lower_module, lower_part
 from cpsc.llvm.partition import part_count, partition
 from cpsc.mono.mono import monomorphise
@@ -211,10 +219,14 @@ def native_executable(module: ssa_ir.Module, opt: int, output: str, stages: Stag
     count = part_count(module) if parts is None else parts
     if count == 1:
         llvm_ir = to_llvm(module, stages, sites)
-        with stages.stage("llvm-opt"):
-            optimized = optimize(llvm_ir, opt)
-        with stages.stage("codegen"):
-            objects = [emit_object(optimized, opt)]
+        cached = cached_object(llvm_ir, opt)
+        if cached is not None:
+            objects = [cached]
+        else:
+            with stages.stage("llvm-opt"):
+                optimized = optimize(llvm_ir, opt)
+            with stages.stage("codegen"):
+                objects = [store_object(llvm_ir, opt, emit_object(optimized, opt))]
     else:
         objects = _compile_parts(module, opt, count, stages, sites)
     with stages.stage("link"):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
-from cpsc.support.cache import cache_dir
+from cpsc.support.cache import cache_dir, trim_folder
 
 
 @functools.cache
@@ -59,14 +59,53 @@ def emit_object(module: llvm.ModuleRef, opt: int) -> bytes:
 
 
 def compile_timed(make_ir: Callable[[], str], opt: int) -> tuple[bytes, float, float]:
-    """The object code of the LLVM IR `make_ir()` gives, and the seconds lowering (making
-    the IR) and LLVM's optimisation took."""
+    """The object code of the LLVM IR `make_ir()` gives (from the cache if it holds it), and
+    the seconds lowering (making the IR) and LLVM's optimisation took."""
     start = time.perf_counter()
     llvm_ir = make_ir()
     lowered = time.perf_counter()
+    cached = cached_object(llvm_ir, opt)
+    if cached is not None:
+        return cached, lowered - start, 0.0
     optimized = optimize(llvm_ir, opt)
     optimizing = time.perf_counter() - lowered
-    return emit_object(optimized, opt), lowered - start, optimizing
+    return store_object(llvm_ir, opt, emit_object(optimized, opt)), lowered - start, optimizing
+
+
+# Objects kept in the user's cache folder, by the LLVM IR they were made from: a rebuild after
+# an edit in one place compiles again only the parts whose IR changed (the IR of the others is
+# the same text). Each entry starts with the SHA-256 of the object, so a damaged one is made
+# again, never linked; the oldest go when there are more than `KEPT_OBJECTS`.
+KEPT_OBJECTS = 400
+_CHECK = 32
+
+
+def _object_path(llvm_ir: str, opt: int) -> Path:
+    made_by = repr((LLVM_LEVELS[opt], opt, llvm.llvm_version_info, llvm.get_default_triple())).encode()
+    key = hashlib.sha256(made_by + b"\0" + llvm_ir.encode()).hexdigest()
+    return cache_dir() / "objects" / f"{key[:40]}.o"
+
+
+def cached_object(llvm_ir: str, opt: int) -> bytes | None:
+    try:
+        data = _object_path(llvm_ir, opt).read_bytes()
+    except OSError:
+        return None
+    return data[_CHECK:] if hashlib.sha256(data[_CHECK:]).digest() == data[:_CHECK] else None
+
+
+def store_object(llvm_ir: str, opt: int, object_code: bytes) -> bytes:
+    """Keep `object_code` as what `llvm_ir` compiles to; gives it back."""
+    path = _object_path(llvm_ir, opt)
+    try:
+        path.parent.mkdir(exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
+            out.write(hashlib.sha256(object_code).digest() + object_code)
+        os.replace(out.name, path)
+        trim_folder(path.parent, KEPT_OBJECTS)
+    except OSError:  # a full disk: the next build compiles it again
+        pass
+    return object_code
 
 
 class ForkedCompile:

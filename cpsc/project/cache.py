@@ -3,7 +3,7 @@
 A file's entry is keyed by its name, its text and a digest of the parser (the grammar and the
 code that builds the AST), so an edited file, or another cpsc, never finds a stale one. An
 entry starts with the SHA-256 of the rest: a damaged or truncated file is detected, dropped
-and parsed again, never trusted.
+and parsed again, never trusted. The oldest entries go when there are more than `KEPT_ENTRIES`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from cpsc.support.cache import cache_dir, pickle_by_constructor, source_text
+from cpsc.support.cache import cache_dir, pickle_by_constructor, source_text, trim_folder
 from cpsc.support.files import package_file
 from cpsc.syntax import ast, desugar, diagnostics, lalr, lexical, module_ast, parser, recursive_values, rules, units
 from cpsc.syntax.parser import Parsed
@@ -33,6 +33,7 @@ pickle_by_constructor(value for module in _SHAPERS for value in vars(module).val
                       and value.__module__ == module.__name__)
 
 _CHECK = 32  # the bytes of the SHA-256 each entry starts with
+KEPT_ENTRIES = 5000  # the newest; the oldest go
 
 
 @dataclasses.dataclass
@@ -92,5 +93,6 @@ def _store(path: Path, parsed: Parsed) -> None:
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
             out.write(hashlib.sha256(payload).digest() + payload)
         os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
+        trim_folder(path.parent, KEPT_ENTRIES)
     except (OSError, RecursionError, pickle.PicklingError):  # a full disk, a text nested too deep
         pass

@@ -29,6 +29,19 @@ def cache_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="cpsc-cache-"))
 
 
+def trim_folder(folder: Path, kept: int) -> None:
+    """Remove the oldest files of `folder` (by modification time) past the `kept` newest."""
+    try:
+        entries = list(os.scandir(folder))
+        if len(entries) <= kept:
+            return
+        entries.sort(key=lambda entry: entry.stat().st_mtime, reverse=True)
+        for entry in entries[kept:]:
+            os.unlink(entry.path)
+    except OSError:  # another build removed or wrote one meanwhile: the next one trims
+        pass
+
+
 def source_text(module: ModuleType) -> bytes:
     """The source of `module`, for the digests that key cached results: compiled by mypyc
     (`cpsc.support.native`), a module's file is its extension, which stays the same when its code
