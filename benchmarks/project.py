@@ -6,8 +6,9 @@ changes in one unit, and the time of each stage in both (`--time-passes`).
 
 The project is generated: unit `u<i>` (with an interface) defines a record type, a variant,
 exceptions and about 200 lines of functions, and uses the two units before it; `main.ml`
-uses the last. Each build runs `cpsc build main.ml` in a fresh process with a fresh cache
-folder for the cold build (XDG_CACHE_HOME), kept for the rebuild.
+uses the last. Each build runs `cpsc build main.ml` in a fresh process, with a cache folder of
+its own (XDG_CACHE_HOME) that holds the prelude and the runtime but nothing of the program for
+the cold build, and what the cold build kept (parsed files, objects) for the rebuild.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ def main() -> None:
             build(folder, args.level, cache)  # the prelude and the runtime, cached once for both
             for unit in folder.glob("*.ml"):
                 unit.touch()
-            subprocess.run(["rm", "-rf", str(cache / "cpsc" / "units")], check=True)
+            # cold: nothing of the program's in the cache (the prelude and the runtime stay)
+            subprocess.run(["rm", "-rf", str(cache / "cpsc" / "units"), str(cache / "cpsc" / "objects")], check=True)
             cold, cold_stages, _ = build(folder, args.level, cache)
             edit_one_body(folder, units)
             warm, warm_stages, hits = build(folder, args.level, cache)
