@@ -46,41 +46,40 @@ def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed],
     """The units, each parsed (`parsed(file)`), as one text whose items are their structures
     (`text(file)`: a file's text, for `__MODULE__` in a unit that dune names otherwise)."""
     items: list[Any] = []
-    files: list[str] = []
-    module_paths: set[str] = set()
-    names_function = False
-    formats: set[str] = set()
+    read = [parsed(file) for unit in units for file in unit.files]
     for unit in units:
         if isinstance(unit, Aliases):
             items.append(_aliases(unit.name, unit.members, unit.span))
-            continue
-        if not unit.implementation:  # an interface alone (`cpsc check util.mli`)
+        elif not unit.implementation:  # an interface alone (`cpsc check util.mli`)
             items.append(_checked_interface(unit.name, parsed(unit.interface or "")))
-            continue
-        implementation = parsed(unit.implementation)
-        at = file_start(unit.implementation)
-        declarations: tuple[Any, ...] = implementation.module.declarations
-        if unit.name != unit_name(unit.implementation) and "__MODULE__" in text(unit.implementation):
-            declarations = _module_named(declarations, unit.name, text(unit.implementation).split("\n"))
-        if unit.aliases:
-            items.append(_aliases(unit.alias_module, unit.aliases, at))
-            declarations = (m.OpenDecl(unit.alias_module, at),) + declarations
-        module: m.ModuleExpr = m.Structure(declarations, at)
-        if unit.interface is not None:
-            interface = parsed(unit.interface)
-            signature = interface.signature
-            assert signature is not None
-            if unit.aliases:  # (a signature has no `open`: its paths are renamed instead)
-                signature = _renamed(signature, dict(unit.aliases))
-            module = m.Constrained(module, signature, at)
-            module_paths |= interface.module_paths
-        items.append(m.ModuleDecl(unit.name, module, at, unit.printed))
-        files.extend(unit.files)
-        module_paths |= implementation.module_paths
-        names_function = names_function or implementation.names_function
-        formats |= implementation.formats
-    return Parsed(ast.Module(tuple(items), tuple(files)), PROGRAM_FILE, True, frozenset(module_paths), names_function,
-                  frozenset(formats))
+        else:
+            items.extend(_unit_items(unit, parsed, text))
+    files = tuple(file for unit in units for file in unit.files)
+    return Parsed(ast.Module(tuple(items), files), PROGRAM_FILE, True,
+                  frozenset(path for p in read for path in p.module_paths), any(p.names_function for p in read),
+                  frozenset(file for p in read for file in p.formats))
+
+
+def _unit_items(unit: Unit, parsed: Callable[[str], Parsed], text: Callable[[str], str]) -> list[Any]:
+    """`module Util : sig <util.mli> end = struct <util.ml> end`, after the module of aliases
+    the unit opens if dune gave it one."""
+    at = file_start(unit.implementation)
+    items: list[Any] = []
+    declarations: tuple[Any, ...] = parsed(unit.implementation).module.declarations
+    if unit.name != unit_name(unit.implementation) and "__MODULE__" in text(unit.implementation):
+        declarations = _module_named(declarations, unit.name, text(unit.implementation).split("\n"))
+    if unit.aliases:
+        items.append(_aliases(unit.alias_module, unit.aliases, at))
+        declarations = (m.OpenDecl(unit.alias_module, at),) + declarations
+    module: m.ModuleExpr = m.Structure(declarations, at)
+    if unit.interface is not None:
+        signature = parsed(unit.interface).signature
+        assert signature is not None
+        if unit.aliases:  # (a signature has no `open`: its paths are renamed instead)
+            signature = _renamed(signature, dict(unit.aliases))
+        module = m.Constrained(module, signature, at)
+    items.append(m.ModuleDecl(unit.name, module, at, unit.printed))
+    return items
 
 
 def _checked_interface(name: str, interface: Parsed) -> m.ModuleDecl:
