@@ -89,7 +89,7 @@ def find_program(files: list[str], folders: list[str], unit_files: UnitFiles) ->
 
 
 def parse_units(units: list[Unit | Aliases], files: UnitFiles, sources: SourceFiles | None = None,
-                stages: Stages | None = None, finder: UnitFinder | None = None) -> ast.Module:
+                stages: Stages | None = None) -> ast.Module:
     """The units of a program of several files, in link order, as one module whose items are
     the units' structures."""
     stages = stages or Stages()
@@ -98,7 +98,7 @@ def parse_units(units: list[Unit | Aliases], files: UnitFiles, sources: SourceFi
             for file in unit.files:
                 sources.add(file, files.text(file))
         sources.add(PRELUDE_FILE, prelude_text())
-    with stages.stage("elaborate"), _said_of_units(units, finder):
+    with stages.stage("elaborate"):
         module = elaborate_unit(assemble(units, files.parsed, files.text), prelude_modules())
     return ast.Module(module.declarations, (PROGRAM_FILE,) + module.files)
 
@@ -111,8 +111,8 @@ def front_end_units(units: list[Unit | Aliases], files: UnitFiles, sources: Sour
     if len(units) == 1 and isinstance(units[0], Unit) and units[0].interface is None:
         main = units[0].implementation
         return front_end(files.text(main), main, sources, stages, files.parsed(main), finder)
-    user = parse_units(units, files, sources, stages, finder)
     with _said_of_units(units, finder):
+        user = parse_units(units, files, sources, stages)
         typing, datatypes = type_check(user, stages)
     program = monomorphic(user, typing, datatypes, stages=stages)
     return dataclasses.replace(program, warnings=bad_unit_names(units) + program.warnings)
@@ -125,12 +125,7 @@ def _said_of_units(units: list[Unit | Aliases], finder: UnitFinder | None) -> It
     try:
         yield
     except CompileError as error:
-        raised = explained(error, units)
-        if finder is not None and raised.message.startswith("Unbound module ") and "." not in raised.message[15:]:
-            name = raised.message[len("Unbound module "):]
-            stem = name[:1].lower() + name[1:]
-            raised = CompileError(raised.span, raised.message,
-                                  raised.notes + (f"no unit {name}: cpsc looked for {stem}.ml in {finder.described()}",))
+        raised = explained(error, units, finder)
         if raised is error:
             raise
         raise raised from None

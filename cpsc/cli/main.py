@@ -250,7 +250,7 @@ def _compile_cps(args: argparse.Namespace, sources: SourceFiles, stages: Stages)
     context.frames = frozenset(args.sites.toplevel) if args.sites is not None else None
     cps, reports = driver.optimise(converted, _passes(args), args.verify, dump, stages, context)
     if args.remarks:
-        own = tuple(f"{file}:" for unit in _units(args, sources, stages)[0] for file in unit.files)
+        own = tuple(f"{file}:" for unit in units for file in unit.files)
         for remark in context.remarks:
             if remark.loc is not None and remark.loc.startswith(own) and args.remarks in ("all", remark.pass_name):
                 print(remark, file=sys.stderr)
@@ -329,7 +329,7 @@ def _output(args: argparse.Namespace) -> str | None:
         return str(args.output)
     main = _main_file(args)
     if os.path.isdir(main):  # a dune project: its executable's name
-        main = [unit.files for unit in args.found_units[0]][-1][-1]
+        main = args.found_units[0][-1].files[-1]
     stem = "stdin" if main == "-" else Path(main).stem
     if args.emit == "exe" and args.output is None:
         return stem

@@ -39,6 +39,7 @@ from cpsc.syntax.units import unit_name
 PROGRAM_FILE = "<program>"
 
 _MISMATCH = "Signature mismatch:\n       "
+_UNBOUND = "Unbound module "
 
 
 def assemble(units: list[Unit | Aliases], parsed: Callable[[str], Parsed],
@@ -128,16 +129,20 @@ def bad_unit_names(units: list[Unit | Aliases]) -> tuple[CompileError, ...]:
                  if isinstance(unit, Unit) and not valid_module_name(unit.name))
 
 
-def explained(error: CompileError, units: list[Unit | Aliases]) -> CompileError:
-    """A signature mismatch in a unit's interface, said as OCaml says it of units: at the
-    implementation (the note says where the interface declares what it expected)."""
-    if not error.message.startswith(_MISMATCH):
-        return error
-    for unit in units:
-        if isinstance(unit, Unit) and unit.interface is not None and error.span.file in unit.files:
-            message = (f"The implementation {unit.implementation} does not match the interface "
-                       f"{unit.interface}:\n       {error.message[len(_MISMATCH):]}")
-            return CompileError(file_start(unit.implementation), message, error.notes)
+def explained(error: CompileError, units: list[Unit | Aliases], finder: UnitFinder | None = None) -> CompileError:
+    """An error said as OCaml says it of units: a signature mismatch in a unit's interface at
+    the implementation (the note says where the interface declares what it expected); an
+    unbound module with where `finder` looked for its file."""
+    if error.message.startswith(_MISMATCH):
+        for unit in units:
+            if isinstance(unit, Unit) and unit.interface is not None and error.span.file in unit.files:
+                message = (f"The implementation {unit.implementation} does not match the interface "
+                           f"{unit.interface}:\n       {error.message[len(_MISMATCH):]}")
+                return CompileError(file_start(unit.implementation), message, error.notes)
+    name = error.message.removeprefix(_UNBOUND)
+    if finder is not None and name != error.message and "." not in name:
+        looked = f"no unit {name}: cpsc looked for {name[:1].lower() + name[1:]}.ml in {finder.described()}"
+        return CompileError(error.span, error.message, error.notes + (looked,))
     return error
 
 
