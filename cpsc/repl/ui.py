@@ -6,6 +6,7 @@ from a pipe), lines are read plainly, so a session can be scripted."""
 from __future__ import annotations
 
 import re
+import signal
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -203,6 +204,10 @@ def main(load_path: list[str] | None = None) -> int:
     session = Session(load_path)
     interactive = sys.stdin.isatty()
     if interactive:
+        # As OCaml's toplevel (`Sys.catch_break true`): Ctrl-C interrupts a phrase even when
+        # cpsc was started with SIGINT ignored, as a shell without job control starts `cmd &`
+        # (Python then installs no handler of its own).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.stdout.write(BANNER)
     lines = _terminal_lines(session) if interactive else _plain_lines()
     for text in _inputs(lines):

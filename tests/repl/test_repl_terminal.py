@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 import time
 
@@ -21,11 +22,19 @@ let sum l = List.fold_left (+) 0 (map square l)
 """
 
 
+def _ignoring_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.fixture
-def repl(tmp_path):
+def repl(request, tmp_path):
+    """The toplevel in a terminal; with the parameter `ignoring SIGINT`, started as a shell
+    without job control starts `cpsc repl &` (CI may run the tests so)."""
     env = {**os.environ, "TERM": "dumb", "PYTHONPATH": ROOT}
+    ignoring = getattr(request, "param", "") == "ignoring SIGINT"
     child = pexpect.spawn(sys.executable, ["-m", "cpsc", "repl"], cwd=str(tmp_path), env=env,
-                          encoding="utf-8", timeout=60, dimensions=(50, 200))
+                          encoding="utf-8", timeout=60, dimensions=(50, 200),
+                          preexec_fn=_ignoring_interrupts if ignoring else None)
     child.expect_exact("(:help for commands")
     child.expect_exact("# ")
     yield child
@@ -121,6 +130,7 @@ def test_lexer_errors_leave_the_session_going(repl):
     assert "- : int = 2" in send(repl, "x + 1;;")
 
 
+@pytest.mark.parametrize("repl", ["", "ignoring SIGINT"], indirect=True)
 def test_ctrl_c_interrupts_a_phrase_and_clears_a_half_typed_one(repl):
     assert "val x : int = 5" in send(repl, "let x = 5;;")
     repl.sendline("let rec forever n = forever (n + 1) in forever 0;;")
