@@ -26,6 +26,7 @@ from cpsc.semantics.builtins import PRIMITIVE_TYPES
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError, Span
+from cpsc.syntax.rules.parts import STDLIB_PREFIX
 from cpsc.syntax.units import PRELUDE_FILE
 
 
@@ -195,7 +196,10 @@ def elaborate(declarations: tuple[Any, ...], scope: Scope) -> list[Any]:
     """The core declarations of a compilation unit's items; `scope` (the prelude's modules and
     what earlier toplevel phrases declared) is updated with what they declare."""
     elaborator = _Elaborator(scope.applications)
+    elaborator.library = {name: module for name, module in scope.modules.items()
+                          if isinstance(module, Env) and module.library}
     elaborator.structure_items(declarations, scope, Env())
+    elaborator.out[:0] = elaborator.stdlib_aliases.values()
     scope.declared = scope.declared or has_module_items(declarations)
     scope.reports = [ModuleReport(item, scope.modules[item.name] if isinstance(item, m.ModuleDecl)
                                   else scope.module_types[item.name])
@@ -223,6 +227,9 @@ class _Undescribed(Exception):
 class _Elaborator:
     def __init__(self, applications: dict[Any, Application]) -> None:
         self.out: list[Any] = []
+        # `let stdlib/x = x` before the unit's declarations, for `Stdlib.x` where x is hidden
+        self.stdlib_aliases: dict[str, ast.LetDecl] = {}
+        self.library: dict[str, Env] = {}  # the standard library's modules, for `Stdlib.M.x`
         self.fresh = itertools.count(1)
         self.applications = applications
         # the functor applications being elaborated, outermost first
@@ -786,6 +793,8 @@ class _Renamer:
     def value(self, name: str, bound: frozenset[str], span: Span) -> str:
         if "." not in name:
             return name if name in bound else self.scope.values.get(name, name)
+        if name.startswith(STDLIB_PREFIX):
+            return self.stdlib_value(name[len(STDLIB_PREFIX):], bound, span)
         path, _, member = name.rpartition(".")
         if name in PRIMITIVE_TYPES and path.partition(".")[0] not in self.scope.modules:
             return name  # the prelude's primitives (`Char.code`) before it declares their module
@@ -795,6 +804,27 @@ class _Renamer:
         if module.library or f"{module.path}.{member}" in PRIMITIVE_TYPES:
             return f"{module.path}.{member}" if module.path != "Stdlib" else member
         raise CompileError(span, f"Unbound value {name}")
+
+    def stdlib_value(self, name: str, bound: frozenset[str], span: Span) -> str:
+        """`Stdlib.x`: the prelude's x, which the program's own x hides (a local one, or the
+        unit's or its module's): then an alias of it bound before the unit's declarations.
+        `Stdlib.M.x` likewise, where the program's own module M hides the library's."""
+        head, dot, member = name.partition(".")
+        target = name
+        if dot:
+            library = self.elaborator.library.get(head)
+            if library is None or "." in member:
+                return self.value(name, bound, span)
+            # always an alias: a program's module named as M declares flat names as M's
+            target = library.values.get(member, f"{library.path}.{member}")
+        elif name not in bound and name not in self.scope.values:
+            return name
+        alias = f"stdlib/{name}"
+        aliases = self.elaborator.stdlib_aliases
+        if alias not in aliases:
+            aliases[alias] = ast.LetDecl(False, (ast.Binding(ast.PVar(alias, span), ast.Var(target, span), span),),
+                                         span)
+        return alias
 
     def constructor(self, name: str, span: Span) -> str:
         if "." not in name:  # (the type checker's `C` is the `C` declared last: not always this)

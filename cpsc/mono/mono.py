@@ -313,9 +313,11 @@ class Monomorphiser:
             name = entry.instance(key)[e.name]
         ground = self.ground(self.typing.types[id(e)], subst)
         result = ast.Var(name, e.span, self.later(ground))
-        if e.name in ("fl_hash", "fl_hash_param") and entry == e.name:  # hashed as its type says
+        # the primitive, not a parameter named as it (`fun compare -> ...`): an instance of its scheme
+        primitive = entry == e.name and id(e) in self.typing.instances
+        if e.name in ("fl_hash", "fl_hash_param") and primitive:  # hashed as its type says
             return self.hash_with(e.name, _ground(ground), e.span)
-        if e.name in COMPARISONS and isinstance(entry, str) and entry == e.name:
+        if e.name in COMPARISONS and primitive:
             if _contains_arrow(result.ty.args[0], self.datatypes, set()):
                 raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
                                    "no equality or order in FL")

@@ -159,7 +159,8 @@ class Inferencer:
     def named_type(self, texpr: ast.TyName, args: list[Type], vars: dict[str, TVar]) -> Type:
         """The type `texpr` names, applied to `args`: a base type, a data type, or an
         abbreviation expanded (one of the group being declared too, not yet checked itself)."""
-        name = unqualified_type_name(texpr.name)
+        # (a program's own module named as a library module declares its own `Stack.t`)
+        name = texpr.name if texpr.name in self.decls.type_names else unqualified_type_name(texpr.name)
         if name in BASE_TYPES and not args:
             return BASE_TYPES[name]
         known = self.decls.type_names.get(name)
@@ -482,7 +483,39 @@ class Inferencer:
             self.expected = expected
             self.expect(self.infer(value, env), expected, span)
             return
-        self.expect(self.infer(expr, env), expected, span)
+        if not self.propagated(expr, env, expected):
+            self.expect(self.infer(expr, env), expected, span)
+
+    def propagated(self, expr: ast.Expr, env: Scope[Scheme], expected: Type) -> bool:
+        """`check` of the forms OCaml types with the expected type known inside them (so that
+        an annotation chooses the constructors within: `let f : season -> int = function
+        Spring -> ...`); False for the others."""
+        wanted = resolve(expected)
+        if isinstance(expr, ast.Fun) and isinstance(wanted, TCon) and is_arrow(wanted) \
+                and arrow_label(wanted) == expr.label and expr.label[:1] != "?":
+            self.check_function(expr, env, wanted)
+        elif isinstance(expr, ast.Tuple) and isinstance(wanted, TCon) and wanted.name == "*" \
+                and len(wanted.args) == len(expr.items):  # (a list literal's `::` arguments too)
+            for item, item_type in zip(expr.items, wanted.args):
+                self.check(item, env, item_type, item.span)
+        elif isinstance(expr, ast.If):
+            self.expect(self.infer(expr.condition, env), BOOL, expr.condition.span)
+            self.check(expr.then_branch, env, expected, expr.then_branch.span)
+            self.check(expr.else_branch, env, expected, expr.else_branch.span)
+        elif isinstance(expr, ast.Match):
+            self.infer_match(expr, env, expected)
+        else:
+            return False
+        self.typing.types[id(expr)] = expected
+        return True
+
+    def check_function(self, expr: ast.Fun, env: Scope[Scheme], expected: TCon) -> None:
+        """`fun p -> e` where a function of type `a -> b` is wanted: p is a pattern of type a
+        and e is checked against b, as OCaml propagates an annotation into a function (the
+        constructors of `function Spring -> ...` are chosen by the annotation's type)."""
+        with env.scope():
+            self.bind_pattern(expr.param, expected.args[0], env)
+            self.check(expr.body, env, expected.args[1], expr.body.span)
 
     def check_argument(self, expr: ast.Expr, env: Scope[Scheme], expected: Type, span: Span) -> None:
         """`check` for a function's argument, which may leave out a function's optional
@@ -552,6 +585,8 @@ class Inferencer:
             expected, self.expected = self.expected, None
             key, result, arg_types = self.constructor(expr.name, expr.span, expected)
             self.typing.constructors[id(expr)] = key
+            if expected is not None:  # known before the arguments, as in OCaml (`[Spring; Summer]`)
+                self.expect(result, expected, expr.span)
             args = self.constructor_arguments(expr.name, expr.args, expr.span, len(arg_types))
             for arg, arg_type in zip(args, arg_types):
                 assert isinstance(arg, ast.Expr.__args__)  # type: ignore[attr-defined]
@@ -590,9 +625,10 @@ class Inferencer:
             return UNIT
         raise AssertionError(expr)
 
-    def infer_match(self, expr: ast.Match, env: Scope[Scheme]) -> Type:
+    def infer_match(self, expr: ast.Match, env: Scope[Scheme], result: Type | None = None) -> Type:
+        """The type of `match`; with `result`, its cases' bodies are checked against it."""
         scrutinee = self.infer(expr.scrutinee, env)
-        result = self.fresh()
+        result = self.fresh() if result is None else result
         for case in expr.cases:
             with env.scope():
                 self.bind_pattern(case.pattern, scrutinee, env)

@@ -20,6 +20,7 @@ from cpsc.syntax.desugar import (
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.rules.base import LOCATION_NAMES, LOCATION_OF, PRINTER_ENDINGS
 from cpsc.syntax.rules.parts import (
+    STDLIB_PREFIX,
     Field,
     Labelled,
     Parameter,
@@ -140,11 +141,21 @@ class ExpressionRules(PatternRules):
 
     def qualified_var(self, name: Token) -> ast.Expr:
         self.names_printer = self.names_printer or str(name).endswith(PRINTER_ENDINGS)
-        return ast.Var(self._qualified(without_stdlib(str(name))), self._tok_span(name))
+        written = str(name)
+        qualified = self._qualified(without_stdlib(written))
+        if qualified != written:
+            # `Stdlib.x`: the prelude's x even where the program hides it (the elaborator's)
+            self.module_expressions = True
+            return ast.Var(STDLIB_PREFIX + qualified, self._tok_span(name))
+        return ast.Var(qualified, self._tok_span(name))
 
     def qualified_operator(self, name: Token, opening: Token, operator: ast.PVar, closing: Token) -> ast.Expr:
         """`M.( + )`: the operator M defines (`Stdlib.( + )`: the prelude's)."""
-        qualified = self._qualified(without_stdlib(f"{name}.{operator.name}"))
+        written = f"{name}.{operator.name}"
+        qualified = self._qualified(without_stdlib(written))
+        if qualified != written and "." not in qualified:  # as `qualified_var`'s
+            self.module_expressions = True
+            qualified = STDLIB_PREFIX + qualified
         return ast.Var(qualified, self._span((name, closing)))
 
     def local_open(self, name: Token, opening: Token, body: ast.Expr, closing: Token) -> ast.Expr:

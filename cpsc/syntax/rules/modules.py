@@ -82,8 +82,7 @@ class ModuleRules(DeclarationRules):
         return m.Apply(functor, argument, self._span((functor, closing)))
 
     def structure(self, keyword: Token, *items: Any) -> m.Structure:
-        declarations = tuple(d for i in items[:-1] for d in (i if isinstance(i, list) else [i]))
-        return m.Structure(declarations, self._span((keyword, items[-1])))
+        return m.Structure(_flat_items(items[:-1]), self._span((keyword, items[-1])))
 
     def module_named(self, path: Path) -> m.ModulePath:
         return m.ModulePath(path.name, path.span)
@@ -110,8 +109,7 @@ class ModuleRules(DeclarationRules):
         return m.WithModule(path.name, module.name, self._span((keyword, module)))
 
     def signature(self, keyword: Token, *items: Any) -> m.Signature:
-        flat = [part for item in items[:-1] for part in (item if isinstance(item, list) else [item])]
-        return m.Signature(tuple(flat), self._span((keyword, items[-1])))
+        return m.Signature(_flat_items(items[:-1]), self._span((keyword, items[-1])))
 
     def interface(self, *items: Any) -> m.Signature:
         """An interface file's items (`util.mli`): the signature of its unit."""
@@ -165,3 +163,10 @@ class ModuleRules(DeclarationRules):
 
     def sig_open(self, keyword: Token, path: Path, *separators: Token) -> m.SigOpen:
         return m.SigOpen(path.name, self._span((keyword, path)))
+
+
+def _flat_items(items: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The items of a structure or signature: an item may stand for several, and the `;;`
+    tokens before the first (`struct ;; let x = 1 end`) are none."""
+    return tuple(part for item in items if not isinstance(item, Token)
+                 for part in (item if isinstance(item, list) else [item]))

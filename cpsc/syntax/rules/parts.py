@@ -19,6 +19,9 @@ Field = tuple[str, ast.Expr]  # a record field as written: its name and value
 FieldPattern = tuple[str, ast.Pattern]
 
 
+STDLIB_PREFIX = "Stdlib."
+
+
 def without_stdlib(name: str) -> str:
     """`Stdlib.x` is the prelude's `x` (`Stdlib.List.map`: `List.map`), and so is
     `Pervasives.x` (OCaml 4.13's deprecated name for it)."""
