@@ -19,6 +19,7 @@ from cpsc.elaborate.modules import FunctorValue, Scope, signature_items
 from cpsc.syntax import ast
 from cpsc.syntax import module_ast as m
 from cpsc.syntax.diagnostics import CompileError
+from cpsc.syntax.rules.parts import written_name
 from cpsc.types.datatypes import DataType, DataTypes, display_name
 from cpsc.types.types import TCon, TVar, Type, is_arrow, one_line, resolve, show
 
@@ -221,7 +222,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
 
 def value_name(name: str) -> str:
     """A value's name as OCaml writes it: an operator in parentheses (`( +! )`, `( let* )`)."""
-    return name if _IDENTIFIER.fullmatch(name) else f"( {name} )"
+    return name if _IDENTIFIER.fullmatch(name) else f"( {written_name(name)} )"
 
 
 def _printable(datatype: DataType) -> bool:

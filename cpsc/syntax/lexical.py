@@ -120,6 +120,32 @@ _ATTRIBUTE_SCAN = re.compile(r"""
 """, re.VERBOSE)
 
 
+# Identifiers, and the literals in which letters are no identifier (skipped)
+_LATIN1_SCAN = re.compile(r"""
+    "(?:[^"\\]|\\.)*"
+  | \{(?P<quoted>[a-z_]*)\|(?:.|\n)*?\|(?P=quoted)\}
+  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}))'
+  | (?P<identifier>[A-Za-z_\xc0-\xd6\xd8-\xf6\xf8-\xff][A-Za-z0-9_'\xc0-\xd6\xd8-\xf6\xf8-\xff]*)
+""", re.VERBOSE)
+_LATIN1_LETTER = re.compile(r"[\xc0-\xff]")
+
+
+def latin1_alerts(text: str, file: str) -> list[CompileError]:
+    """OCaml 4.13's alert at each identifier holding ISO-Latin1 letters (`café`), which it
+    accepts, deprecated (`text`: comments blanked out)."""
+    if not _LATIN1_LETTER.search(text):
+        return []
+    alerts = []
+    for match in _LATIN1_SCAN.finditer(text):
+        name = match.group("identifier")
+        if name is not None and _LATIN1_LETTER.search(name):
+            line = text.count("\n", 0, match.start()) + 1
+            col = match.start() - text.rfind("\n", 0, match.start())
+            alerts.append(CompileError(Span(file, line, col, line, col + len(name)),
+                                       "Alert deprecated: ISO-Latin1 characters in identifiers"))
+    return alerts
+
+
 def strip_attributes(text: str) -> str:
     """Blank out attributes `[@...]`, `[@@...]` and `[@@@...]` (nested brackets and strings
     included), which FL accepts and ignores, keeping every line and column in place."""

@@ -18,6 +18,7 @@ from cpsc.support.scope import Scope
 from cpsc.syntax import ast, recursive_values
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.parser import parse_type
+from cpsc.syntax.rules.parts import written_name
 from cpsc.syntax.units import PRELUDE_FILE, unit_name
 from cpsc.types.datatypes import DataType, DataTypes, display_name, record, substitute, variant
 from cpsc.types.inferred import Declarations, Scheme, Typing, unqualified_type_name
@@ -542,7 +543,7 @@ class Inferencer:
                     return self.infer(function, env)
                 if expr.name in PRINTERS:
                     raise CompileError(expr.span, f"{expr.name} is supported only applied to a literal format")
-                raise CompileError(expr.span, f"Unbound value {expr.name}")
+                raise CompileError(expr.span, f"Unbound value {written_name(expr.name)}")
             t, instance = self.instantiate(scheme)
             if scheme.quantified:
                 self.typing.instances[id(expr)] = (scheme, instance)

@@ -19,6 +19,7 @@ from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.externals import primitive_value
 from cpsc.syntax.rules.expressions import ExpressionRules
 from cpsc.syntax.rules.parts import (
+    INDEX_SET,
     Alternatives,
     InlineRecord,
     LocalTypes,
@@ -28,6 +29,7 @@ from cpsc.syntax.rules.parts import (
     TypeParams,
     alternatives_pattern,
     curried_function,
+    index_operator,
     plain_exception,
     type_nodes,
 )
@@ -259,3 +261,10 @@ class DeclarationRules(ExpressionRules):
 
     def operator_name(self, tok: Token) -> ast.PVar:
         return ast.PVar(str(tok), self._tok_span(tok))
+
+    def index_operator_name(self, dotop: Token, opening: Token, closing: Token, *assign: Token) -> ast.PVar:
+        """`( .%() )`, `( .%[]<- )`..."""
+        if assign and str(assign[0]) != INDEX_SET:
+            raise CompileError(self._tok_span(assign[0]), f"Syntax error: unexpected '{assign[0]}'")
+        name = index_operator(str(dotop), str(closing)) + (INDEX_SET if assign else "")
+        return ast.PVar(name, self._span((dotop, *assign) if assign else (dotop, closing)))

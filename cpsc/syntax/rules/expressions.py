@@ -20,12 +20,15 @@ from cpsc.syntax.desugar import (
 from cpsc.syntax.diagnostics import CompileError, Span
 from cpsc.syntax.rules.base import LOCATION_NAMES, LOCATION_OF, PRINTER_ENDINGS
 from cpsc.syntax.rules.parts import (
+    INDEX_SET,
     STDLIB_PREFIX,
     Field,
     Labelled,
     Parameter,
     ReturnAnnot,
     curried_function,
+    index_operator,
+    is_index_operator,
     label_of,
     unqualified_constructor,
     without_stdlib,
@@ -217,6 +220,10 @@ class ExpressionRules(PatternRules):
             return ast.LocalOpen(target.name, index, self._span((target, closing)))
         return self._call("Array.get", target, (target, index), closing)
 
+    def index_get(self, target: ast.Expr, operator: Token, index: ast.Expr, closing: Token) -> ast.Expr:
+        """`a.%(i)`, `a.%[i]`, `a.%{i}`: the index operator `( .%() )` (etc.) applied to a and i."""
+        return self._call(index_operator(str(operator), str(closing)), target, (target, index), closing)
+
     def string_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:
         """`s.[i]`; `M.[a; b]` with M a module: the list, M opened in it."""
         if isinstance(target, ast.Construct) and not target.args:
@@ -311,9 +318,14 @@ class ExpressionRules(PatternRules):
         """`r.x <- e` and `a.(i) <- e` (which is `Array.set a i e`, as in OCaml)."""
         if isinstance(target, ast.GetField):
             return ast.SetField(target.record, target.name, value, span)
-        if (isinstance(target, ast.App) and isinstance(target.function, ast.App)
-                and isinstance(target.function.function, ast.Var) and target.function.function.name == "Array.get"):
+        getter = target.function.function if isinstance(target, ast.App) and isinstance(target.function, ast.App) \
+            else None
+        if isinstance(target, ast.App) and isinstance(getter, ast.Var) and getter.name == "Array.get":
             return self._call("Array.set", target, (target.function.argument, target.argument, value), value)
+        if isinstance(target, ast.App) and isinstance(getter, ast.Var) and is_index_operator(getter.name) \
+                and not getter.name.endswith(INDEX_SET):  # `a.%(i) <- v`: `( .%()<- ) a i v`
+            return self._call(getter.name + INDEX_SET, target, (target.function.argument, target.argument, value),
+                              value)
         raise CompileError(target.span, "This expression cannot be assigned with <-: only a mutable "
                            "record field r.x or an array element a.(i) can")
 

@@ -21,6 +21,25 @@ FieldPattern = tuple[str, ast.Pattern]
 
 STDLIB_PREFIX = "Stdlib."
 
+# A user-defined index operator's value: `( .%() )` is named `%()` (a name with no `.`, which
+# would read as a module path, and none a program can write otherwise); `( .%()<- )` is `%()<-`.
+INDEX_SET = "<-"
+_INDEX_CLOSINGS = {")": "()", "]": "[]", "}": "{}"}
+
+
+def index_operator(dotop: str, closing: str) -> str:
+    """The name of the index operator `dotop` (`.%`) with the brackets `closing` ends."""
+    return dotop[1:] + _INDEX_CLOSINGS[closing]
+
+
+def is_index_operator(name: str) -> bool:
+    return name.removesuffix(INDEX_SET)[-2:] in _INDEX_CLOSINGS.values()
+
+
+def written_name(name: str) -> str:
+    """A value's name as OCaml writes it in messages (`.%()` for an index operator)."""
+    return "." + name if is_index_operator(name) else name
+
 
 def without_stdlib(name: str) -> str:
     """`Stdlib.x` is the prelude's `x` (`Stdlib.List.map`: `List.map`), and so is
