@@ -318,14 +318,13 @@ class ExpressionRules(PatternRules):
         """`r.x <- e` and `a.(i) <- e` (which is `Array.set a i e`, as in OCaml)."""
         if isinstance(target, ast.GetField):
             return ast.SetField(target.record, target.name, value, span)
-        getter = target.function.function if isinstance(target, ast.App) and isinstance(target.function, ast.App) \
-            else None
-        if isinstance(target, ast.App) and isinstance(getter, ast.Var) and getter.name == "Array.get":
-            return self._call("Array.set", target, (target.function.argument, target.argument, value), value)
-        if isinstance(target, ast.App) and isinstance(getter, ast.Var) and is_index_operator(getter.name) \
-                and not getter.name.endswith(INDEX_SET):  # `a.%(i) <- v`: `( .%()<- ) a i v`
-            return self._call(getter.name + INDEX_SET, target, (target.function.argument, target.argument, value),
-                              value)
+        if isinstance(target, ast.App) and isinstance(target.function, ast.App) \
+                and isinstance(target.function.function, ast.Var):
+            getter, args = target.function.function.name, (target.function.argument, target.argument, value)
+            if getter == "Array.get":
+                return self._call("Array.set", target, args, value)
+            if is_index_operator(getter) and not getter.endswith(INDEX_SET):  # `a.%(i) <- v`: `( .%()<- ) a i v`
+                return self._call(getter + INDEX_SET, target, args, value)
         raise CompileError(target.span, "This expression cannot be assigned with <-: only a mutable "
                            "record field r.x or an array element a.(i) can")
 
