@@ -31,11 +31,14 @@ class _PolyGroup:
     quantified: tuple[TVar, ...]
     members: tuple[str, ...]
     instances: dict[tuple[Type, ...], dict[str, str]] = field(default_factory=dict)
+    # where the program's own code first asked for each instance (for errors made inside one)
+    sites: dict[tuple[Type, ...], Span | None] = field(default_factory=dict)
 
-    def instance(self, key: tuple[Type, ...]) -> dict[str, str]:
+    def instance(self, key: tuple[Type, ...], site: Span | None = None) -> dict[str, str]:
         if key not in self.instances:
             suffix = "<" + ", ".join(show(t) for t in key) + ">"
             self.instances[key] = {name: name + suffix for name in self.members}
+            self.sites[key] = site
         return self.instances[key]
 
 
@@ -59,6 +62,7 @@ class Monomorphiser:
         self.keep = keep  # bindings never dropped though unused (the REPL keeps the user's functions)
         self.datatypes = datatypes
         self.warnings: dict[tuple[object, str], CompileError] = {}
+        self.instantiating: Span | None = None  # the program's site of the instance being made
         self.fresh_names = 0
         # Int32.t, Int64.t, Nativeint.t and Bytes.t, which `ground` keeps, and their definitions
         self.definitions = {name: typing.reveal(TCon(name)) for name in typing.hashed_apart}
@@ -310,11 +314,13 @@ class Monomorphiser:
             scheme, instance = self.typing.instances[id(e)]
             by_var = {v.id: self.ground(t, subst) for v, t in zip(scheme.quantified, instance)}
             key = tuple(by_var.get(v.id, UNIT) for v in entry.quantified)
-            name = entry.instance(key)[e.name]
+            name = entry.instance(key, self.user_site(e.span))[e.name]
         ground = self.ground(self.typing.types[id(e)], subst)
         result = ast.Var(name, e.span, self.later(ground))
         # the primitive, not a parameter named as it (`fun compare -> ...`): an instance of its scheme
         primitive = entry == e.name and id(e) in self.typing.instances
+        if primitive and e.name in ("fl_hash", "fl_hash_param", *COMPARISONS):
+            self.refuse_irregular(e, _ground(ground))
         if e.name in ("fl_hash", "fl_hash_param") and primitive:  # hashed as its type says
             return self.hash_with(e.name, _ground(ground), e.span)
         if e.name in COMPARISONS and primitive:
@@ -325,6 +331,20 @@ class Monomorphiser:
             if self.datatypes.kept_apart().holds_bytes(compared):
                 result.compared = compared
         return result
+
+    def refuse_irregular(self, e: ast.Var, ty: TCon) -> None:
+        """Comparing or hashing values of a non-regular data type (`DataTypes.irregular`) is
+        refused where it is asked for: each is made of functions specialised per type."""
+        found = self.datatypes.irregular(ty)
+        if found is None:
+            return
+        name, nested = found
+        what, does = ("hash", "hashes") if e.name.startswith("fl_hash") else ("compare", "compares")
+        generic = TCon(name, tuple(TCon(p) for p in self.datatypes.types[name].params))
+        raise CompileError(self.user_site(e.span) or e.span,
+                           f"cpsc cannot {what} values of the non-regular type {show(generic)}: it holds a "
+                           f"{show(nested)}, which holds a larger instance still, and cpsc {does} with code "
+                           "made for each type, of which there would be infinitely many")
 
     def hash_with(self, name: str, ty: TCon, span: Span) -> ast.Expr:
         """`fl_hash` at type t -> int (as `ground` makes it) as `fl_hash_with "descriptor of t" 10 100 0` (Hashtbl.hash),
@@ -443,6 +463,7 @@ class Monomorphiser:
             names = group.instances[key]
             inner_subst = dict(subst)
             inner_subst.update({v.id: t for v, t in zip(group.quantified, key)})
+            saved, self.instantiating = self.instantiating, group.sites.get(key)
             with env.scope():
                 if is_rec:
                     for name, instance_name in names.items():
@@ -455,7 +476,13 @@ class Monomorphiser:
                         continue
                     value = self.expr(binding.value, env, inner_subst)
                     out.append(ast.Binding(self.pattern(pattern, inner_subst, names), value, binding.span))
+            self.instantiating = saved
         return out
+
+    def user_site(self, span: Span) -> Span | None:
+        """`span` in the program's own code; inside an instance of a prelude function, where the
+        program asked for that instance."""
+        return span if span.file != PRELUDE_FILE else self.instantiating
 
     def module(self, module: ast.Module) -> ast.Expr:
         declarations = [d for d in module.declarations if isinstance(d, ast.LetDecl)]

@@ -164,6 +164,8 @@ class ValuePrinters:
             return f'(fun _ v -> string_of_int ({module}.to_int v) ^ "{ast.INTEGER_SUFFIXES[key]}")'
         if key == "bytes":  # abstract, but OCaml's toplevel shows it
             return f'(fun p b -> {PREFIX}_paren p ({PREFIX}_string "Bytes.of_string " (Bytes.to_string b)))'
+        if key not in self.named and self.datatypes.irregular(t) is not None:
+            return '(fun _ _ -> "<non-regular>")'  # its printers would be infinitely many, one per type
         if key not in self.named:
             self.named[key] = f"{PREFIX}_{len(self.named)}"
             self.bodies.append(f"{self.named[key]} p v = {self._body(t)}")

@@ -250,6 +250,48 @@ class DataTypes:
             self._holding_bytes[t] = bool(pending)
         return self._holding_bytes[t]
 
+    def irregular(self, t: TCon) -> tuple[str, TCon] | None:
+        """A data type among those values of type t may hold that is not regular (`type 'a t =
+        Leaf of 'a | Node of ('a * 'a) t`: a `'a t` holds an `('a * 'a) t`, which holds ...), with
+        the instance of it its own definition holds; None if there is none. Such a type has no
+        finite set of types below it, so nothing specialised per type (comparison, hashing)
+        can be made for it. Each data type is looked at once: linear in the types reachable."""
+        seen: set[str] = set()
+        pending: list[Type] = [t]
+        while pending:
+            part = pending.pop()
+            if not isinstance(part, TCon):
+                continue
+            pending.extend(part.args)
+            if part.name in self.types and part.name != "exn" and part.name not in seen:
+                seen.add(part.name)
+                generic = self._generic(part.name)
+                nested = self._nested_instance(generic)
+                if nested is not None:
+                    return part.name, nested
+                pending.extend(self._parts(generic)[len(generic.args):])
+        return None
+
+    def _generic(self, name: str) -> TCon:
+        return TCon(name, tuple(TCon(p) for p in self.types[name].params))
+
+    def _nested_instance(self, generic: TCon) -> TCon | None:
+        """An instance of `generic`'s data type, other than itself, that its values hold (through
+        other data types too, each expanded once), or None: then the type is regular."""
+        expanded: set[str] = {generic.name}
+        pending: list[Type] = self._parts(generic)[len(generic.args):]
+        while pending:
+            part = pending.pop()
+            if not isinstance(part, TCon):
+                continue
+            if part.name == generic.name and part != generic:
+                return part
+            pending.extend(part.args)
+            if part.name in self.types and part.name != "exn" and part.name not in expanded:
+                expanded.add(part.name)
+                pending.extend(self._parts(part)[len(part.args):])
+        return None
+
     def _parts(self, t: TCon) -> list[Type]:
         """The types of what a value of type t holds directly."""
         parts: list[Type] = list(t.args)
