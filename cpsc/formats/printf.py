@@ -40,7 +40,9 @@ PRINTF_TARGETS = {**{name: 0 for name in _DIRECT}, **{name: 1 for name in _TARGE
                   **{name: 2 for name in _CONTINUED}}
 PRINTF_MEMBERS = frozenset(name.partition(".")[2] for name in PRINTERS if name.startswith("Printf."))
 
-_CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*|\*)(?:\.([0-9]*|\*))?([lLn](?=[diuxXo]))?([a-zA-Z%!])")
+# (a sign before the precision, `%.-3d`, is read and left out, as OCaml's legacy format parser does)
+_CONVERSION = re.compile(r"%([-0+ #]*)([0-9]*|\*)(?:\.[-+]?([0-9]*|\*))?([lLn](?=[diuxXo]))?([a-zA-Z%!])")
+_SIGNED_PRECISION = re.compile(r"\.[-+]")
 # `%ld`, `%Ld`, `%nd`...: the value, an int32, int64 or nativeint, as the int it is
 _SIZED = {"l": "fl_int32_to_int", "L": "fl_int64_to_int", "n": "fl_nativeint_to_int"}
 # conversion -> the primitive that formats its argument
@@ -48,6 +50,19 @@ _PRIMITIVE = {**{c: "fl_format_int" for c in "diuxXo"}, **{c: "fl_format_float" 
               "s": "fl_format_string", "S": "fl_format_string", "c": "fl_format_char", "C": "fl_format_char",
               "b": "fl_format_string", "B": "fl_format_string", "h": "fl_format_float", "H": "fl_format_float"}
 _OWN = {"%": "%", "!": "flush", "a": "a", "t": "t"}  # conversions that format no value of their own
+
+
+def _legacy_precision(match: re.Match[str]) -> str:
+    """A conversion's spec with a signed precision (`%.-3d`) read as OCaml's legacy parser reads
+    it: the sign left out, but for a string without a width, whose precision is its width
+    (`%.5s` pads), which `-` justifies to the left (`%.-5s` is `%-5s`)."""
+    spec = match.group(0)
+    signed = _SIGNED_PRECISION.search(spec)
+    if signed is None:
+        return spec
+    if match.group(5) in "sS" and not match.group(2) and signed.group() == ".-":
+        return "%-" + spec[1:].replace(".-", "", 1)
+    return spec.replace(signed.group(), ".", 1)
 
 
 def parse_format(text: str, span: Span) -> list[str | tuple[str, str]]:
@@ -68,10 +83,11 @@ def parse_format(text: str, span: Span) -> list[str | tuple[str, str]]:
         if match is None or match.group(5) not in _PRIMITIVE and match.group(5) not in _OWN:
             raise CompileError(span, f"invalid or unsupported conversion in the format {text!r}")
         size = match.group(4) or ""
+        spec = _legacy_precision(match)
         if match.group(5) == "%":
             pieces.append("%")
         else:  # (the spec as C's printf reads it: without the size)
-            pieces.append((match.group(0).replace(size, "", 1) if size else match.group(0), size + match.group(5)))
+            pieces.append((spec.replace(size, "", 1) if size else spec, size + match.group(5)))
         position = match.end()
     if position < len(text):
         pieces.append(text[position:])

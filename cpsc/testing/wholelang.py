@@ -479,6 +479,23 @@ class Gen:
         self.emit(f"let () = Printf.printf \"%g %g %g\\n\" (Float.min {value()} {value()}) (Float.max {value()} {value()}) "
                   f"(if {self.int_expr(1)} > {self.int_literal()} then {value()} else {value()})")
 
+    def piece_non_regular(self) -> None:
+        """A non-regular data type (`('a * 'a) t` inside `'a t`), built, matched and passed
+        around: the shape that once made the compiler run forever. (Comparing or hashing its
+        values is refused at compile time, so never here.)"""
+        t, leaf, node, total = self.fresh("nest"), self.fresh("Leaf"), self.fresh("Node"), self.fresh("total")
+        self.emit(f"type 'a {t} = {leaf} of 'a | {node} of ('a * 'a) {t}")
+        self.emit(f"let {total} = function\n  | {leaf} a -> a\n  | {node} ({leaf} (a, b)) -> a + b\n"
+                  f"  | {node} ({node} ({leaf} ((a, b), (c, d)))) -> a * b + c * d\n  | {node} ({node} ({node} _)) -> -1")
+        n = self.int_literal
+        shapes = [lambda: f"{leaf} {n()}", lambda: f"{node} ({leaf} ({n()}, {n()}))",
+                  lambda: f"{node} ({node} ({leaf} (({n()}, {n()}), ({n()}, {n()}))))",
+                  lambda: f"{node} ({node} ({node} ({leaf} ((((1, 2), (3, 4)), ((5, 6), (7, 8)))))))"]
+        values = "; ".join(self.random.choice(shapes)() for _ in range(self.random.randint(1, 4)))
+        self.emit(f"let () =\n  let values = [{values}] in\n"
+                  f"  List.iter (fun v -> Printf.printf \"%d \" ({total} v)) (List.rev values);\n"
+                  f"  Printf.printf \"%d\\n\" (List.length values)")
+
     def piece_sorting(self) -> None:
         pairs = "; ".join(f"({self.int_literal(0, 4)}, {self.word()})" for _ in range(self.random.randint(0, 9)))
         self.emit(f"let () =\n  let l = [{pairs}] in\n  let cmp (a, _) (b, _) = compare a b in\n"

@@ -44,7 +44,9 @@ text = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=12)
 chars = st.characters(min_codepoint=32, max_codepoint=126) | st.sampled_from(["\n", "\t"])
 flags = st.lists(st.sampled_from("-0+ #"), max_size=2, unique=True).map("".join)
 width = st.one_of(st.just(""), st.integers(1, 14).map(str))
-precision = st.one_of(st.just(""), st.integers(0, 14).map(".{}".format))
+# (`.-3`, `.+3`: OCaml's legacy parser reads the sign and leaves it out)
+precision = st.one_of(st.just(""), st.integers(0, 14).map(".{}".format),
+                      st.builds(".{}{}".format, st.sampled_from("-+"), st.integers(0, 9)))
 
 # (conversion with its flags, width and precision; the argument it takes), each as OCaml accepts it
 # (unsigned conversions of non-negative ints: a negative one shows FL's 64 bits, OCaml's 63)
