@@ -656,7 +656,10 @@ def split_recursive_values(bindings: tuple[Binding, ...]) -> tuple[tuple[Binding
 
 def _constructive(expr: Expr, group: set[str]) -> bool:
     """OCaml's rule for a `let rec` value: it uses the group's names only as parts of data
-    it builds (`[f; g]`, `Some f`), never calling them (`g 1`). Each node is looked at once."""
+    it builds (`[f; g]`, `Some f`), never calling them (`g 1`), nor being one of them (`v = f`,
+    which OCaml refuses). Each node is looked at once."""
+    if isinstance(unannotated(expr), Var) and unannotated(expr).name in group:  # type: ignore[union-attr]
+        return False
     stack: list[Expr] = [expr]
     while stack:
         e = stack.pop()

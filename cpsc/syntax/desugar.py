@@ -142,6 +142,50 @@ def recursive_lazy(is_rec: bool, bindings: tuple[ast.Binding, ...]) -> Recursive
     return RecursiveLazies(pending, functions, tuple(delays))
 
 
+def function_after_prefix(bindings: tuple[ast.Binding, ...]) -> ast.Binding | None:
+    """`let rec f = P[fun x -> e]`, where P is `let ... in`s and `e1;`s that do not name f (OCaml
+    allows it: f is a function once P is evaluated), as `let f = P[let rec f = fun x -> e in f]`;
+    None for any other group."""
+    if len(bindings) != 1:
+        return None
+    binding = bindings[0]
+    pattern = binding.pattern.pattern if isinstance(binding.pattern, ast.PAnnot) else binding.pattern
+    value = binding.value
+    final = _final_function(value)
+    if not isinstance(pattern, ast.PVar) or final is None or final is ast.unannotated(value):
+        return None
+    span = final.span
+    inner = ast.Let(True, (ast.Binding(ast.PVar(pattern.name, pattern.span), final, span),),
+                    ast.Var(pattern.name, span), span)
+    rebuilt = _with_final(value, inner)
+    if pattern.name in ast.mentioned_names([_with_final(value, ast.Const(None, "unit", span))]):
+        return None  # the prefix names f: OCaml's check decides (`cpsc.syntax.recursive_values`)
+    return replace(binding, value=rebuilt)
+
+
+def _final_function(expr: ast.Expr) -> ast.Fun | None:
+    while isinstance(expr, (ast.Let, ast.Seq, ast.Annot)):
+        expr = expr.body if isinstance(expr, ast.Let) else expr.second if isinstance(expr, ast.Seq) else expr.expr
+    return expr if isinstance(expr, ast.Fun) else None
+
+
+def _with_final(expr: ast.Expr, final: ast.Expr) -> ast.Expr:
+    """`expr` with what it evaluates to last (through `let ... in`, `;` and annotations) replaced
+    by `final` (a loop over the prefix, rebuilt from the inside: it may be long)."""
+    chain: list[ast.Expr] = []
+    while isinstance(expr, (ast.Let, ast.Seq, ast.Annot)):
+        chain.append(expr)
+        expr = expr.body if isinstance(expr, ast.Let) else expr.second if isinstance(expr, ast.Seq) else expr.expr
+    for link in reversed(chain):
+        if isinstance(link, ast.Let):
+            final = replace(link, body=final)
+        elif isinstance(link, ast.Seq):
+            final = replace(link, second=final)
+        else:
+            final = replace(link, expr=final)
+    return final
+
+
 def forcing_case(case: ast.Case) -> ast.Case:
     """A case whose pattern has `lazy p`s in it: each is a variable, whose value is forced and
     matched with p in the guard (and again, memoised, in the body)."""

@@ -744,12 +744,14 @@ class Inferencer:
         if is_rec:
             with env.scope():
                 for binding in bindings:
+                    self.check_recursive_pattern(binding)
                     self.bind_pattern(binding.pattern, self.approximate(binding.value), env)
                 names = {name for b in bindings for name in ast.pattern_names(b.pattern)}
                 for binding in bindings:
-                    self.check_recursive_binding(binding, names)
                     t = self.infer(binding.value, env)
                     self.expect(t, self.typing.types[id(binding.pattern)], binding.value.span)
+                for binding in bindings:  # (after their types, as OCaml's Rec_check)
+                    self.check_recursive_binding(binding, names)
             types = [(b.pattern, self.typing.types[id(b.pattern)],
                       is_syntactic_value(b.value, self.immutable_record)) for b in bindings]
         else:
@@ -763,11 +765,14 @@ class Inferencer:
             self.bind_generalized(pattern, generalizable, env)
 
     @staticmethod
-    def check_recursive_binding(binding: ast.Binding, names: set[str]) -> None:
-        """OCaml's restrictions on `let rec` (`cpsc.syntax.recursive_values`)."""
+    def check_recursive_pattern(binding: ast.Binding) -> None:
         pattern = binding.pattern.pattern if isinstance(binding.pattern, ast.PAnnot) else binding.pattern
         if not isinstance(pattern, ast.PVar):
             raise CompileError(binding.pattern.span, "Only variables are allowed as left-hand side of `let rec'")
+
+    @staticmethod
+    def check_recursive_binding(binding: ast.Binding, names: set[str]) -> None:
+        """OCaml's restrictions on `let rec` values (`cpsc.syntax.recursive_values`)."""
         if recursive_values.invalid_use(binding, names) is not None:
             raise CompileError(binding.value.span, "This kind of expression is not allowed as right-hand side of `let rec'")
 

@@ -13,6 +13,7 @@ from cpsc.syntax.desugar import (
     ExceptionCase,
     bound_forcing,
     forcing_case,
+    function_after_prefix,
     recursive_lazy,
 )
 from cpsc.syntax.diagnostics import CompileError, Span
@@ -182,6 +183,9 @@ class DeclarationRules(ExpressionRules):
 
     def let_decl(self, *parts: Any) -> ast.Declaration | list[ast.Declaration]:
         is_rec, bindings = self._rec_bindings(parts)
+        prefixed = function_after_prefix(bindings) if is_rec and id(bindings[0]) not in self.polymorphic else None
+        if prefixed is not None:  # `let rec f = let ... in fun x -> ...`
+            is_rec, bindings = False, (prefixed,)
         span = self._span(parts)
         declarations: list[ast.Declaration] = list(self._let_declarations(is_rec, bindings, span))
         declarations += self._polymorphic_checks(bindings)  # (after: a check reads the value's type)

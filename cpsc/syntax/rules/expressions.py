@@ -12,6 +12,7 @@ from cpsc.syntax import ast
 from cpsc.syntax.desugar import (
     ExceptionCase,
     forcing_case,
+    function_after_prefix,
     is_sized_literal,
     match_with_exceptions,
     no_exception_cases,
@@ -52,6 +53,9 @@ class ExpressionRules(PatternRules):
         span = self._span(parts)
         for binding in bindings:  # (a local `: 'a. t` is read as `: t`)
             self.polymorphic.pop(id(binding), None)
+        prefixed = function_after_prefix(bindings) if is_rec else None
+        if prefixed is not None:  # `let rec f = let ... in fun x -> ...`
+            is_rec, bindings = False, (prefixed,)
         lazy = recursive_lazy(is_rec, bindings)
         if lazy is not None:  # `let rec x = lazy e in body`
             body = parts[-1]
