@@ -172,7 +172,7 @@ def _final_function(expr: ast.Expr) -> ast.Fun | None:
 def _with_final(expr: ast.Expr, final: ast.Expr) -> ast.Expr:
     """`expr` with what it evaluates to last (through `let ... in`, `;` and annotations) replaced
     by `final` (a loop over the prefix, rebuilt from the inside: it may be long)."""
-    chain: list[ast.Expr] = []
+    chain: list[ast.Let | ast.Seq | ast.Annot] = []
     while isinstance(expr, (ast.Let, ast.Seq, ast.Annot)):
         chain.append(expr)
         expr = expr.body if isinstance(expr, ast.Let) else expr.second if isinstance(expr, ast.Seq) else expr.expr
@@ -182,7 +182,7 @@ def _with_final(expr: ast.Expr, final: ast.Expr) -> ast.Expr:
         elif isinstance(link, ast.Seq):
             final = replace(link, second=final)
         else:
-            final = replace(link, expr=final)
+            final = ast.Annot(final, link.annotation, link.span, sealing=link.sealing)
     return final
 
 
