@@ -319,7 +319,7 @@ class Monomorphiser:
         result = ast.Var(name, e.span, self.later(ground))
         # the primitive, not a parameter named as it (`fun compare -> ...`): an instance of its scheme
         primitive = entry == e.name and id(e) in self.typing.instances
-        if primitive and e.name in ("fl_hash", "fl_hash_param", *COMPARISONS):
+        if primitive and (e.name in COMPARISONS or e.name in ("fl_hash", "fl_hash_param")):
             self.refuse_irregular(e, _ground(ground))
         if e.name in ("fl_hash", "fl_hash_param") and primitive:  # hashed as its type says
             return self.hash_with(e.name, _ground(ground), e.span)
