@@ -8,7 +8,7 @@ instantiated with; monomorphisation (`cpsc.mono`) reads both.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from cpsc.elaborate.modules import Scope as ModuleScope
@@ -805,7 +805,7 @@ class Inferencer:
             self.bind_generalized(pattern.pattern, generalizable, env)
 
     def declarations(self, declarations: tuple[ast.Declaration, ...], env: Scope[Scheme]) -> None:
-        for decl in declarations:
+        for index, decl in enumerate(declarations):
             self.annotation_vars = {}
             if isinstance(decl, ast.TypeDecl):
                 self.type_declaration(decl)
@@ -823,7 +823,53 @@ class Inferencer:
             elif isinstance(decl, ast.CheckOnly):
                 self.declarations(decl.declarations, env)
             else:
-                self.infer_bindings(decl.is_rec, decl.bindings, env)
+                self.let_declaration(decl, declarations[index + 1:], env)
+
+    def let_declaration(self, decl: ast.LetDecl, following: tuple[ast.Declaration, ...], env: Scope[Scheme]) -> None:
+        annotated = _polymorphic_annotations(decl, following) if decl.is_rec else {}
+        try:
+            self.infer_bindings(decl.is_rec, decl.bindings, env)
+        except CompileError as error:
+            if not annotated:
+                raise
+            raise self.polymorphic_recursion(decl.bindings, annotated, env) or error from None
+
+    def polymorphic_recursion(self, bindings: tuple[ast.Binding, ...], annotated: dict[str, ast.TypeExpr],
+                              env: Scope[Scheme]) -> CompileError | None:
+        """After a `let rec` group whose members are annotated `f : 'a. t` failed to type: the
+        error to say instead when it types with those members polymorphic in the group (OCaml's
+        reading), one of them used at another type than its own (polymorphic recursion, which
+        monomorphisation cannot build: one copy per type, infinitely many); None otherwise."""
+        self.annotation_vars = {}
+        own: dict[str, tuple[Scheme, dict[str, TVar]]] = {}
+        try:
+            with env.scope():
+                for binding in bindings:
+                    name = ast.pattern_names(binding.pattern)[0]
+                    if name in annotated:
+                        variables: dict[str, TVar] = {}
+                        self.level += 1
+                        t = self.type_of_annotation(annotated[name], variables)
+                        self.level -= 1
+                        scheme = self.generalize(t)
+                        own[name] = (scheme, variables)
+                        env.bind(name, scheme)
+                    else:
+                        self.bind_pattern(binding.pattern, self.approximate(binding.value), env)
+                for binding in bindings:
+                    self.infer(binding.value, env)
+        except CompileError:
+            return None
+        for use in (v for v in _variables([b.value for b in bindings]) if v.name in own and id(v) in self.typing.instances):
+            scheme, variables = own[use.name]
+            instance = dict(zip((v.id for v in scheme.quantified), self.typing.instances[id(use)][1]))
+            if any(resolve(instance[v.id]) is not resolve(self.annotation_vars.get(name, v))
+                   for name, v in variables.items() if v.id in instance):
+                return CompileError(use.span, f"This use of {use.name} has type {show(self.typing.types[id(use)])}, "
+                                    f"not its own: {use.name} is polymorphically recursive, which cpsc does not "
+                                    "compile (it makes a copy of a polymorphic function for each type it is "
+                                    "used at, and this one would need infinitely many)")
+        return None
 
     def sealed(self, expr: ast.Annot, env: Scope[Scheme]) -> Type:
         """A module's value as its signature shows it: checked against the signature's type with
@@ -937,6 +983,31 @@ def infer_module(module: ast.Module, prelude: CheckedPrelude, unit: str | None =
         kept = frozenset(typing.hashed_apart)
         inferencer.decls.datatypes.reveal(typing.reveal, lambda t: typing.reveal(t, kept=kept), typing.hashed_apart)
     return inferencer.typing, inferencer.decls.datatypes
+
+
+def _polymorphic_annotations(decl: ast.LetDecl, following: tuple[ast.Declaration, ...]) -> dict[str, ast.TypeExpr]:
+    """The members of a `let rec` group annotated `f : 'a. t`: the checks the parser puts right
+    after the group (`ast.SignatureCheck`s spanning a binding, declared nowhere else)."""
+    spans = {b.span for b in decl.bindings}
+    annotated: dict[str, ast.TypeExpr] = {}
+    for check in following:
+        if not isinstance(check, ast.SignatureCheck) or check.declared is not None or check.span not in spans:
+            break
+        annotated[check.value] = check.type
+    return annotated
+
+
+def _variables(exprs: list[ast.Expr]) -> Iterator[ast.Var]:
+    """The variables used in `exprs` (walked with a stack: nesting may be deep)."""
+    stack: list[object] = list(exprs)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Var):
+            yield node
+        elif isinstance(node, tuple):
+            stack.extend(node)
+        elif hasattr(node, "__dataclass_fields__"):
+            stack.extend(getattr(node, f) for f in node.__dataclass_fields__ if f not in ("span", "ty"))
 
 
 def _final_subexpression(expr: ast.Expr) -> ast.Expr:

@@ -75,7 +75,11 @@ class RuleBase:
         is_rec = any(isinstance(p, Token) and p.type == "REC" for p in parts)
         bindings = tuple(c for p in parts if isinstance(p, ast.Binding) for c in ast.tuple_components(p))
         if is_rec:
-            bindings = tuple(annotation_on_value(b) for b in bindings)
+            moved = tuple(annotation_on_value(b) for b in bindings)
+            for old, new in zip(bindings, moved):  # (a `f : 'a. t` stays one: `_polymorphic_checks`)
+                if id(old) in self.polymorphic:
+                    self.polymorphic[id(new)] = (new, self.polymorphic.pop(id(old))[1])
+            bindings = moved
             for b in bindings:
                 if not isinstance(b.pattern, ast.PVar):
                     raise CompileError(b.pattern.span, "Only variables are allowed as left-hand side of `let rec'")
