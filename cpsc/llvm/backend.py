@@ -156,6 +156,10 @@ def compiler() -> str:
     return os.environ.get("CC", "cc")
 
 
+# Runtimes kept: one per version of runtime.c and set of flags (plain, -g, static...)
+KEPT_RUNTIMES = 12
+
+
 def _cached_runtime(suffix: str, flags: list[str], libraries: tuple[str, ...] = ()) -> Path:
     """The C runtime built with `flags`, once per source version, in the user's cache."""
     source = resources.files("cpsc.runtime").joinpath("runtime.c").read_bytes()
@@ -169,6 +173,7 @@ def _cached_runtime(suffix: str, flags: list[str], libraries: tuple[str, ...] = 
             subprocess.run([compiler(), "-O2", "-fPIC", *flags, str(src), "-o", str(partial), *libraries],
                            check=True)
             os.replace(partial, built)  # atomic: concurrent builds cannot see a half-written file
+        trim_folder(built.parent, KEPT_RUNTIMES, "runtime-*")
     return built
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copyreg
 import dataclasses
+import fnmatch
 import functools
 import os
 import tempfile
@@ -29,10 +30,11 @@ def cache_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="cpsc-cache-"))
 
 
-def trim_folder(folder: Path, kept: int) -> None:
-    """Remove the oldest files of `folder` (by modification time) past the `kept` newest."""
+def trim_folder(folder: Path, kept: int, pattern: str = "*") -> None:
+    """Remove the oldest files of `folder` whose names match `pattern` (by modification time)
+    past the `kept` newest."""
     try:
-        entries = list(os.scandir(folder))
+        entries = [entry for entry in os.scandir(folder) if fnmatch.fnmatch(entry.name, pattern)]
         if len(entries) <= kept:
             return
         entries.sort(key=lambda entry: entry.stat().st_mtime, reverse=True)
@@ -40,6 +42,25 @@ def trim_folder(folder: Path, kept: int) -> None:
             os.unlink(entry.path)
     except OSError:  # another build removed or wrote one meanwhile: the next one trims
         pass
+
+
+# Versions kept of what cpsc caches once per version of itself (the checked prelude, the parse
+# tables, the runtime): a new version of cpsc writes its own, and the old ones would otherwise
+# stay forever (about 3 MB each for the prelude).
+KEPT_VERSIONS = 6
+
+
+def store_version(path: Path, data: bytes, pattern: str) -> None:
+    """Write `data` to `path` atomically (a concurrent build never reads half a file), then
+    remove the oldest files matching `pattern` (the other versions of the same thing) past
+    `KEPT_VERSIONS`. On a full disk nothing is written: the next build makes it again."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
+            out.write(data)
+        os.replace(out.name, path)
+    except OSError:
+        return
+    trim_folder(path.parent, KEPT_VERSIONS, pattern)
 
 
 def source_text(module: ModuleType) -> bytes:

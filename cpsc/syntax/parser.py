@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import pickle
 import sys
-import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +16,7 @@ import lark
 from lark import Lark
 
 from cpsc.support import deep_stack
-from cpsc.support.cache import cache_dir, pickle_by_constructor, source_text
+from cpsc.support.cache import cache_dir, pickle_by_constructor, source_text, store_version
 from cpsc.support.files import package_file
 from cpsc.syntax import ast, lalr, module_ast
 from cpsc.syntax.diagnostics import CompileError, Span, too_deep
@@ -49,12 +47,7 @@ def _parse_tables(methods: SimpleNamespace) -> ParseTables:
     except Exception:  # noqa: BLE001 - missing or damaged: make them again
         pass
     tables = ParseTables.from_lark(lark_parser(methods), methods)
-    try:
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
-            pickle.dump(tables, out, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
-    except OSError:  # a full disk: the next build makes them again
-        pass
+    store_version(path, pickle.dumps(tables, protocol=pickle.HIGHEST_PROTOCOL), "parse-tables-*.pickle")
     return tables
 
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import os
 import pickle
-import tempfile
 
 import cpsc.elaborate
 from cpsc.elaborate import modules, parse_module
@@ -27,7 +25,7 @@ from cpsc.formats.printf import PRINTF_MEMBERS
 from cpsc.formats.scanf import SCANF_MEMBERS
 from cpsc.semantics import builtins
 from cpsc.semantics.builtins import PRIMITIVE_TYPES
-from cpsc.support.cache import cache_dir, pickle_by_constructor, source_text
+from cpsc.support.cache import cache_dir, pickle_by_constructor, source_text, store_version
 from cpsc.support.files import package_file
 from cpsc.syntax import ast, desugar, diagnostics, lexical, module_ast, parser, recursive_values, rules, units
 from cpsc.syntax.rules import base, declarations, expressions, parts, patterns
@@ -59,12 +57,7 @@ def checked_prelude() -> CheckedPrelude:
     for name, members in _SYNTAX_MODULES.items():  # what the prelude's own formats are given to
         scope.modules[name] = modules.Env(path=name, values={member: f"{name}.{member}" for member in members})
     data = _portable(check_prelude(parse_module(prelude_text(), PRELUDE_FILE, scope), scope))
-    try:
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
-            out.write(data)
-        os.replace(out.name, path)  # atomic: a concurrent build never reads half a file
-    except OSError:  # a full disk: the next build checks the prelude again
-        pass
+    store_version(path, data, "prelude-*.pickle")
     # As it is loaded, not as checked: what inference keyed by nodes that are gone (temporary
     # nodes, whose ids new nodes may take) is left out, as from the cache
     return _load(data)
@@ -126,11 +119,8 @@ def prelude_path() -> str:
     text = prelude_text()
     path = cache_dir() / f"prelude-{hashlib.sha256(text.encode()).hexdigest()[:16]}.fl"
     if not path.exists():
-        try:
-            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False) as out:
-                out.write(text)
-            os.replace(out.name, path)
-        except OSError:
+        store_version(path, text.encode(), "prelude-*.fl")
+        if not path.exists():  # a full disk
             return PRELUDE_FILE
     return str(path)
 
