@@ -40,7 +40,7 @@ from cpsc.ssa.verify import verify_module
 from cpsc.support.stages import Stages
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import CompileError, SourceFiles
-from cpsc.syntax.lexical import latin1_alerts, strip_comments
+from cpsc.syntax.lexical import latin1_alerts
 from cpsc.syntax.parser import Parsed, parse
 from cpsc.to_cps.convert import cps_convert
 from cpsc.types.datatypes import DataTypes
@@ -75,7 +75,7 @@ def front_end(text: str, file: str, sources: SourceFiles | None = None,
         user = parse_program(text, file, sources, stages, parsed)
         typing, datatypes = type_check(user, stages)
     program = monomorphic(user, typing, datatypes, stages=stages)
-    return dataclasses.replace(program, warnings=tuple(latin1_alerts(strip_comments(text, file), file)) + program.warnings)
+    return dataclasses.replace(program, warnings=tuple(latin1_alerts(text, file)) + program.warnings)
 
 
 def type_check(user: ast.Module, stages: Stages | None = None) -> tuple[Typing, DataTypes]:
@@ -117,8 +117,7 @@ def front_end_units(units: list[Unit | Aliases], files: UnitFiles, sources: Sour
         user = parse_units(units, files, sources, stages)
         typing, datatypes = type_check(user, stages)
     program = monomorphic(user, typing, datatypes, stages=stages)
-    alerts = tuple(alert for unit in units for file in unit.files for alert in
-                   latin1_alerts(strip_comments(files.text(file), file), file))
+    alerts = tuple(alert for unit in units for file in unit.files for alert in latin1_alerts(files.text(file), file))
     return dataclasses.replace(program, warnings=bad_unit_names(units) + alerts + program.warnings)
 
 

@@ -7,6 +7,7 @@ After monomorphisation every expression and pattern node carries its ground type
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Union
 
@@ -619,18 +620,21 @@ def is_irrefutable(pattern: Pattern) -> bool:
 
 def mentioned_names(exprs: list[Expr]) -> set[str]:
     """Every variable name used in `exprs`, bound inside them or not (an over-approximation of
-    their free variables, walked with a stack: nesting may be deep)."""
-    names: set[str] = set()
+    their free variables)."""
+    return {var.name for var in variables(exprs)}
+
+
+def variables(exprs: list[Expr]) -> Iterator[Var]:
+    """Every variable node in `exprs` (walked with a stack: nesting may be deep)."""
     stack: list[Any] = list(exprs)
     while stack:
         node = stack.pop()
         if isinstance(node, Var):
-            names.add(node.name)
+            yield node
         elif isinstance(node, tuple):
             stack.extend(node)
         elif is_dataclass(node) and not isinstance(node, Span):
             stack.extend(getattr(node, f.name) for f in fields(node) if f.name != "ty")
-    return names
 
 
 def unannotated(expr: Expr) -> Expr:

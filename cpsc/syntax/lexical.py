@@ -47,12 +47,15 @@ def strip_comments(text: str, file: str) -> str:
     return "".join(out)
 
 
+# String, quoted string and char literals, which the scanners below step over
+_LITERALS = r"""
+    "(?:[^"\\]|\\.)*"                                   # string literal
+  | \{(?P<quoted>[a-z_]*)\|(?:.|\n)*?\|(?P=quoted)\}     # quoted string literal
+  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}))'   # char literal
+"""
 # The constructs of OCaml that FL leaves out, found by the word or sign that starts them (all
 # OCaml keywords or signs FL does not use, so no FL program contains them otherwise).
-_OUTSIDE_FL = re.compile(r"""
-    "(?:[^"\\]|\\.)*"                                   # string literal: skipped
-  | \{(?P<quoted>[a-z_]*)\|(?:.|\n)*?\|(?P=quoted)\}     # quoted string literal: skipped
-  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}))'   # char literal: skipped
+_OUTSIDE_FL = re.compile(_LITERALS + r"""
   | (?P<objects>\b(?:object|class|method|new|inherit|initializer|virtual)\b|\#(?=[a-z_]))
   | (?P<recursive_modules>\bmodule\s+rec\b)
   | (?P<module_type_of>\bmodule\s+type\s+of\b)
@@ -121,10 +124,7 @@ _ATTRIBUTE_SCAN = re.compile(r"""
 
 
 # Identifiers, and the literals in which letters are no identifier (skipped)
-_LATIN1_SCAN = re.compile(r"""
-    "(?:[^"\\]|\\.)*"
-  | \{(?P<quoted>[a-z_]*)\|(?:.|\n)*?\|(?P=quoted)\}
-  | '(?:[^\\'\n]|\\(?:[\\'"ntbr ]|[0-9]{3}|x[0-9a-fA-F]{2}|o[0-7]{3}))'
+_LATIN1_SCAN = re.compile(_LITERALS + r"""
   | (?P<identifier>[A-Za-z_\xc0-\xd6\xd8-\xf6\xf8-\xff][A-Za-z0-9_'\xc0-\xd6\xd8-\xf6\xf8-\xff]*)
 """, re.VERBOSE)
 _LATIN1_LETTER = re.compile(r"[\xc0-\xff]")
@@ -132,9 +132,10 @@ _LATIN1_LETTER = re.compile(r"[\xc0-\xff]")
 
 def latin1_alerts(text: str, file: str) -> list[CompileError]:
     """OCaml 4.13's alert at each identifier holding ISO-Latin1 letters (`café`), which it
-    accepts, deprecated (`text`: comments blanked out)."""
+    accepts, deprecated (none in comments; most texts hold no such letter: nothing is done)."""
     if not _LATIN1_LETTER.search(text):
         return []
+    text = strip_comments(text, file)
     alerts = []
     for match in _LATIN1_SCAN.finditer(text):
         name = match.group("identifier")

@@ -8,7 +8,7 @@ instantiated with; monomorphisation (`cpsc.mono`) reads both.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from cpsc.elaborate.modules import Scope as ModuleScope
@@ -823,10 +823,13 @@ class Inferencer:
             elif isinstance(decl, ast.CheckOnly):
                 self.declarations(decl.declarations, env)
             else:
-                self.let_declaration(decl, declarations[index + 1:], env)
+                self.let_declaration(decl, declarations, index, env)
 
-    def let_declaration(self, decl: ast.LetDecl, following: tuple[ast.Declaration, ...], env: Scope[Scheme]) -> None:
-        annotated = _polymorphic_annotations(decl, following) if decl.is_rec else {}
+    def let_declaration(self, decl: ast.LetDecl, declarations: tuple[ast.Declaration, ...], index: int,
+                        env: Scope[Scheme]) -> None:
+        """`decl`, the declaration at `index`, whose `'a. t` checks follow it (no copy of what
+        follows: one per declaration would cost time quadratic in their number)."""
+        annotated = _polymorphic_annotations(decl, declarations, index + 1) if decl.is_rec else {}
         try:
             self.infer_bindings(decl.is_rec, decl.bindings, env)
         except CompileError as error:
@@ -860,7 +863,7 @@ class Inferencer:
                     self.infer(binding.value, env)
         except CompileError:
             return None
-        for use in (v for v in _variables([b.value for b in bindings]) if v.name in own and id(v) in self.typing.instances):
+        for use in (v for v in ast.variables([b.value for b in bindings]) if v.name in own and id(v) in self.typing.instances):
             scheme, variables = own[use.name]
             instance = dict(zip((v.id for v in scheme.quantified), self.typing.instances[id(use)][1]))
             if any(resolve(instance[v.id]) is not resolve(self.annotation_vars.get(name, v))
@@ -985,29 +988,18 @@ def infer_module(module: ast.Module, prelude: CheckedPrelude, unit: str | None =
     return inferencer.typing, inferencer.decls.datatypes
 
 
-def _polymorphic_annotations(decl: ast.LetDecl, following: tuple[ast.Declaration, ...]) -> dict[str, ast.TypeExpr]:
+def _polymorphic_annotations(decl: ast.LetDecl, declarations: tuple[ast.Declaration, ...],
+                             start: int) -> dict[str, ast.TypeExpr]:
     """The members of a `let rec` group annotated `f : 'a. t`: the checks the parser puts right
     after the group (`ast.SignatureCheck`s spanning a binding, declared nowhere else)."""
     spans = {b.span for b in decl.bindings}
     annotated: dict[str, ast.TypeExpr] = {}
-    for check in following:
+    for position in range(start, len(declarations)):
+        check = declarations[position]
         if not isinstance(check, ast.SignatureCheck) or check.declared is not None or check.span not in spans:
             break
         annotated[check.value] = check.type
     return annotated
-
-
-def _variables(exprs: list[ast.Expr]) -> Iterator[ast.Var]:
-    """The variables used in `exprs` (walked with a stack: nesting may be deep)."""
-    stack: list[object] = list(exprs)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Var):
-            yield node
-        elif isinstance(node, tuple):
-            stack.extend(node)
-        elif hasattr(node, "__dataclass_fields__"):
-            stack.extend(getattr(node, f) for f in node.__dataclass_fields__ if f not in ("span", "ty"))
 
 
 def _final_subexpression(expr: ast.Expr) -> ast.Expr:
