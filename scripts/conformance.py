@@ -42,6 +42,10 @@ def shown(path: Path) -> str:
 
 
 def main() -> int:
+    if "--corpus" in sys.argv[1:]:  # the public programs (scripts/corpus.py)
+        import corpus
+
+        return corpus.main([a for a in sys.argv[1:] if a != "--corpus"])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("programs", nargs="*", type=Path, help="default: examples/ and tests/programs/")
     parser.add_argument("--jobs", type=int, default=2)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from cpsc.elaborate.modules import Env, Scope, elaborate, has_module_items
+from cpsc.elaborate.modules import Env, Scope, declared_once, elaborate, has_module_items
 from cpsc.formats.format_printf import with_formats_rewritten
 from cpsc.syntax import ast
 from cpsc.syntax.diagnostics import Span
@@ -30,6 +30,8 @@ def elaborate_unit(parsed: Parsed, scope: Scope, generated: bool = False) -> ast
     unbound = not generated and any(name not in scope.modules for name in parsed.qualifiers)  # said so by `elaborate`
     if parsed.uses_modules or sealed or unbound or has_module_items(module.declarations) or scope.declared:
         module = ast.Module(tuple(elaborate(module.declarations, scope)), module.files)
+    else:
+        declared_once(module.declarations)
     if parsed.formats:  # on the names as resolved: `printf` after `open Printf`
         module = with_formats_rewritten(module, parsed.formats)
     if parsed.names_function:

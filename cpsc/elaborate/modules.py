@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, Union
 
 from cpsc.semantics.builtins import PRIMITIVE_TYPES
@@ -243,7 +243,9 @@ class _Elaborator:
 
     # ---------------------------------------------------------------- structures
     def structure_items(self, items: tuple[Any, ...], scope: Scope, env: Env) -> None:
+        declared: set[tuple[str, str]] = set()
         for item in items:
+            _declared_once(item, declared)
             if isinstance(item, ast.LetDecl):
                 self.let_declaration(item, scope, env)
             elif isinstance(item, ast.TypeDecl):
@@ -540,6 +542,8 @@ class _Elaborator:
                 constrained = m.ModuleTypeWith(item.type, (inner,), constraint.span)
             elif not dot and isinstance(constraint, m.WithType) and isinstance(item, m.SigType) \
                     and any(d.name == head for d in item.declaration.definitions):
+                if constraint.destructive:
+                    return [*items[:index], *_substituted(items[index + 1:], constraint)]
                 return [*items[:index], _with_type(item, constraint), *items[index + 1:]]
             elif not dot and isinstance(constraint, m.WithModule) and isinstance(item, m.SigModule) \
                     and item.name == head:
@@ -701,6 +705,31 @@ class _Opened:
         return None
 
 
+def declared_once(items: tuple[Any, ...]) -> None:
+    """OCaml's error for a type, module or module type that the structure `items` declares twice."""
+    declared: set[tuple[str, str]] = set()
+    for item in items:
+        _declared_once(item, declared)
+
+
+def _declared_once(item: Any, declared: set[tuple[str, str]]) -> None:
+    """OCaml's error for a type, module or module type a structure declares twice (values and
+    exceptions may be declared again: the new one hides the old)."""
+    if isinstance(item, ast.TypeDecl):
+        names = [("type", d.name) for d in item.definitions]
+    elif isinstance(item, m.ModuleDecl):
+        names = [("module", item.name)]
+    elif isinstance(item, m.ModuleTypeDecl):
+        names = [("module type", item.name)]
+    else:
+        return
+    for kind, name in names:
+        if (kind, name) in declared:
+            raise CompileError(item.span, f"Multiple definition of the {kind} name {name}.\n"
+                               "       Names must be unique in a given structure or signature.")
+        declared.add((kind, name))
+
+
 def _declared_names(item: Any) -> set[tuple[str, str]]:
     """What a signature item declares, as (kind, name)."""
     if isinstance(item, m.SigType):
@@ -730,6 +759,33 @@ def _with_type(item: m.SigType, constraint: m.WithType) -> m.SigType:
     definitions = tuple(replace(d, abbreviation=constraint.type) if d.name == constraint.path else d
                         for d in item.declaration.definitions)
     return m.SigType(replace(item.declaration, definitions=definitions), item.abstract - {constraint.path})
+
+
+def _substituted(items: list[Any], constraint: m.WithType) -> list[Any]:
+    """The items after `type ('a, ...) t` in `S with type ('a, ...) t := e`: e (its parameters
+    given the arguments) wherever they name t."""
+    def walk(node: Any) -> Any:
+        if isinstance(node, ast.TyName) and node.name == constraint.path:
+            given = dict(zip(constraint.params, (walk(a) for a in node.args)))
+            return _instantiated(constraint.type, given)
+        if isinstance(node, tuple):
+            return tuple(walk(n) for n in node)
+        if is_dataclass(node) and not isinstance(node, (Span, type)):
+            return replace(node, **{f.name: walk(getattr(node, f.name)) for f in fields(node)})
+        return node
+    return [walk(item) for item in items]
+
+
+def _instantiated(texpr: Any, given: dict[str, Any]) -> Any:
+    """`texpr` with its type variables given (`'a` -> the argument for 'a)."""
+    if isinstance(texpr, ast.TyVar) and texpr.name in given:
+        return given[texpr.name]
+    if isinstance(texpr, tuple):
+        return tuple(_instantiated(t, given) for t in texpr)
+    if isinstance(texpr, (ast.TyName, ast.TyArrow, ast.TyTuple)):
+        return replace(texpr, **{f.name: _instantiated(getattr(texpr, f.name), given) for f in fields(texpr)
+                                 if f.name not in ("span", "ty")})
+    return texpr
 
 
 @dataclass

@@ -213,13 +213,19 @@ class _Expansion:
                 body = ast.Seq(step, body, span)
             return body
         strings = [p for p in pieces if not isinstance(p, _Action)]
+        # each piece made in turn (a `%a` printer is called left to right, as OCaml's), then joined
+        made = [(f"%piece{i}", p) for i, p in enumerate(strings) if not isinstance(p, ast.Const)]
+        named = dict((id(p), name) for name, p in made)
+        strings = [ast.Var(named[id(p)], span) if id(p) in named else p for p in strings]
         text = strings[0] if strings else ast.Const("", "string", span)
         for part in strings[1:]:
             text = call("^", [text, part], span)
         if self.kind == "continuation":
-            return call_expr(self.target_or_unit(), [text], span)
-        if self.kind == "ignored":
-            return ast.Const(None, "unit", span)
+            text = call_expr(self.target_or_unit(), [text], span)
+        elif self.kind == "ignored":
+            text = ast.Const(None, "unit", span)
+        for name, piece in reversed(made):
+            text = let_binding(name, piece, text, span)
         return text
 
 

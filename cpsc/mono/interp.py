@@ -6,6 +6,7 @@ stack, as it must natively.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,11 +81,11 @@ class Interpreter:
         return tuple([info.index] + args) if info.tagged else tuple(args)
 
     def record(self, expr: ast.Record, env: dict[str, Any]) -> Any:
-        """The base of `{ r with ... }` first, then the fields as written (left to right)."""
+        """The base of `{ r with ... }` first, then the fields given, right to left in declaration order."""
         datatype = self.datatypes.types[expr.ty.name]
         slots: list[Any] = list(self.eval(expr.base, env)) if expr.base is not None else [None] * len(datatype.fields)
-        values = [(self.datatypes.fields[key].index, self.eval(v, env)) for key, v in expr.fields]
-        for index, value in values:
+        fields = sorted(((self.datatypes.fields[key].index, v) for key, v in expr.fields), key=lambda f: f[0])
+        for (index, _), value in zip(fields, self.operands([v for _, v in fields], env)):
             slots[index] = value
         return slots if datatype.mutable else tuple(slots)
 
@@ -153,11 +154,11 @@ class Interpreter:
                     return Primitive(expr.name, 2, (), expr.compared)
                 return self.globals[expr.name]
             if isinstance(expr, ast.App):
-                # `f a1 ... an` as the CPS conversion makes it: f, then the arguments left to
-                # right, then the applications (f's effects and a1's come before a2's)
+                # `f a1 ... an` as ocamlopt evaluates it: the arguments right to left, then f,
+                # then the applications
                 head, applications = ast.application_spine(expr)
+                arguments = self.operands([application.argument for application in applications], env)
                 function = self.eval(head, env)
-                arguments = [self.eval(application.argument, env) for application in applications]
                 for argument in arguments[:-1]:
                     function = self.apply(function, argument)
                 if isinstance(function, Primitive):
@@ -176,7 +177,7 @@ class Interpreter:
                 self.eval(expr.first, env)
                 expr = expr.second
             elif isinstance(expr, ast.Tuple):
-                return tuple(self.eval(item, env) for item in expr.items)
+                return tuple(self.operands(expr.items, env))
             elif isinstance(expr, ast.Annot):
                 expr = expr.expr
             elif isinstance(expr, ast.Match):
@@ -196,6 +197,12 @@ class Interpreter:
             else:
                 return self.eval_data(expr, env)
 
+    def operands(self, exprs: Sequence[ast.Expr], env: dict[str, Any]) -> list[Any]:
+        """The values of `exprs`, evaluated right to left (as `cpsc.to_cps` evaluates them)."""
+        values = [self.eval(e, env) for e in reversed(exprs)]
+        values.reverse()
+        return values
+
     def apply(self, function: Any, argument: Any) -> Any:
         """`function argument`, not in tail position."""
         if isinstance(function, Primitive):
@@ -206,17 +213,17 @@ class Interpreter:
 
     def eval_data(self, expr: ast.Expr, env: dict[str, Any]) -> Any:
         if isinstance(expr, ast.Construct):
-            return self.construct(expr.name, [self.eval(a, env) for a in expr.args], env)
+            return self.construct(expr.name, self.operands(expr.args, env), env)
         if isinstance(expr, ast.Record):
             return self.record(expr, env)
         if isinstance(expr, ast.GetField):
             return self.eval(expr.record, env)[self.datatypes.fields[expr.name].index]
         if isinstance(expr, ast.SetField):
-            record = self.eval(expr.record, env)
-            record[self.datatypes.fields[expr.name].index] = self.eval(expr.value, env)
+            value = self.eval(expr.value, env)
+            self.eval(expr.record, env)[self.datatypes.fields[expr.name].index] = value
             return None
         if isinstance(expr, ast.ArrayLit):
-            return FlArray(self.eval(i, env) for i in expr.items)
+            return FlArray(self.operands(expr.items, env))
         if isinstance(expr, (ast.While, ast.For)):
             self.loop(expr, env)
             return None

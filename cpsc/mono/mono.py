@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from cpsc.mono import order
 from cpsc.mono.decision import compile_match
 from cpsc.semantics.builtins import COMPARISONS
 from cpsc.semantics.hashing import LIMIT, MEANINGFUL
@@ -33,6 +34,7 @@ class _PolyGroup:
     instances: dict[tuple[Type, ...], dict[str, str]] = field(default_factory=dict)
     # where the program's own code first asked for each instance (for errors made inside one)
     sites: dict[tuple[Type, ...], Span | None] = field(default_factory=dict)
+    library: bool = False  # bound by the prelude
 
     def instance(self, key: tuple[Type, ...], site: Span | None = None) -> dict[str, str]:
         if key not in self.instances:
@@ -50,6 +52,7 @@ class _Monomorphic:
 
     name: str
     used: bool = False
+    library: bool = False  # bound by the prelude
 
 
 _Entry = _PolyGroup | _Monomorphic | str  # a polymorphic group, a let-bound name, or a parameter
@@ -73,6 +76,10 @@ class Monomorphiser:
         self.checking = False
         # a local exception's key -> the key of its instance at the ground types being made
         self.exception_instances: dict[str, str] = {}
+        # ocamlopt's evaluation order (`cpsc.mono.order`): the heads applied otherwise than as
+        # others, by the id of the `ast.Var` made (kept, so that its id is not another's)
+        self.sequencer = order.Sequencer()
+        self.applied_as: dict[int, tuple[tuple[str, int], ast.Var]] = {}
 
     # ---------------------------------------------------------------- types
     def ground(self, t: Type, subst: dict[int, Type]) -> Type:
@@ -153,8 +160,11 @@ class Monomorphiser:
         if isinstance(e, ast.Var):
             return self.var(e, env, subst)
         if isinstance(e, ast.App):
-            return ast.App(self.expr(e.function, env, subst), self.expr(e.argument, env, subst), e.span,
-                           self.type_of(e, subst))
+            app = ast.App(self.expr(e.function, env, subst), self.expr(e.argument, env, subst), e.span,
+                          self.type_of(e, subst))
+            head = ast.application_spine(app)[0]
+            how, var = self.applied_as.get(id(head), (None, None))
+            return app if how is None or var is not head else self.sequencer.application(app, how)
         if isinstance(e, ast.Fun):
             if not _binds_directly(e.param):
                 return self.refutable_fun(e, env, subst)
@@ -168,7 +178,7 @@ class Monomorphiser:
             binding = e.bindings[0]  # `let p = e in body` is `match e with p -> body`
             case = ast.Case(binding.pattern, None, e.body, e.span)
             self.typing.types[id(case)] = self.typing.types[id(e)]
-            return self.expr(self.typed_match(binding.value, case, e, binding.pattern.span), env, subst)
+            return self.expr(self.typed_match(binding.value, case, e, binding.pattern.span, of_let=True), env, subst)
         if isinstance(e, ast.Let):
             lets: list[_LetLike] = []
             body: ast.Expr = e
@@ -267,11 +277,13 @@ class Monomorphiser:
                 guard = None if case.guard is None else self.expr(case.guard, env, subst)
                 body = self.expr(case.body, env, subst)
             cases.append(ast.Case(pattern, guard, body, case.span, body.ty))
-        node = ast.Match(scrutinee, tuple(cases), e.span, self.type_of(e, subst), reraise=e.reraise, quiet=e.quiet)
+        node = ast.Match(scrutinee, tuple(cases), e.span, self.type_of(e, subst), reraise=e.reraise, quiet=e.quiet,
+                         of_let=e.of_let)
         compiled = compile_match(node, self.datatypes)
         for warning in compiled.warnings:
             self.warnings.setdefault((warning.span, warning.message), warning)
-        return ast.Match(scrutinee, tuple(cases), e.span, node.ty, compiled, e.reraise, e.quiet)
+        result = ast.Match(scrutinee, tuple(cases), e.span, node.ty, compiled, e.reraise, e.quiet, e.of_let)
+        return result if e.of_let else self.sequencer.scrutinee(result)
 
     def refutable_fun(self, e: ast.Fun, env: Scope[_Entry], subst: dict[int, Type]) -> ast.Expr:
         """`fun p -> body` with a pattern that tests: `fun x -> match x with p -> body`."""
@@ -287,9 +299,10 @@ class Monomorphiser:
         self.typing.types[id(fun)] = self.typing.types[id(e)]
         return self.expr(fun, env, subst)
 
-    def typed_match(self, scrutinee: ast.Expr, case: ast.Case, typed_like: ast.Expr, span: Span) -> ast.Match:
+    def typed_match(self, scrutinee: ast.Expr, case: ast.Case, typed_like: ast.Expr, span: Span,
+                    of_let: bool = False) -> ast.Match:
         """A match made by the compiler, located at the pattern (as OCaml locates its failure)."""
-        match = ast.Match(scrutinee, (case,), span)
+        match = ast.Match(scrutinee, (case,), span, of_let=of_let)
         self.typing.types[id(match)] = self.typing.types[id(typed_like)]
         return match
 
@@ -319,18 +332,36 @@ class Monomorphiser:
         result = ast.Var(name, e.span, self.later(ground))
         # the primitive, not a parameter named as it (`fun compare -> ...`): an instance of its scheme
         primitive = entry == e.name and id(e) in self.typing.instances
+        self.note_order(e.name, entry, primitive or entry == e.name and "." in e.name, result, self.typing.types[id(e)])
         if primitive and (e.name in COMPARISONS or e.name in ("fl_hash", "fl_hash_param")):
             self.refuse_irregular(e, _ground(ground))
         if e.name in ("fl_hash", "fl_hash_param") and primitive:  # hashed as its type says
             return self.hash_with(e.name, _ground(ground), e.span)
         if e.name in COMPARISONS and primitive:
-            if _contains_arrow(result.ty.args[0], self.datatypes, set()):
-                raise CompileError(e.span, f"Comparing functional values with ({e.name}): functions have "
-                                   "no equality or order in FL")
+            if e.name in ("==", "!=") and is_arrow(_ground(_ground(ground).args[0])):
+                raise CompileError(e.span, f"Physical equality of functions ({e.name}): cpsc keeps no function's "
+                                   "identity (a function named twice may be two closures), so it could answer "
+                                   "otherwise than OCaml")
             compared = _ground(_ground(ground).args[0])
             if self.datatypes.kept_apart().holds_bytes(compared):
                 result.compared = compared
         return result
+
+    def note_order(self, name: str, entry: _Entry | None, primitive: bool, result: ast.Var, seen: Type) -> None:
+        """Whether `result`, as the head of an application, is applied otherwise than as others
+        (`cpsc.mono.order`): the library's `|>`, or a primitive of ocamlopt's evaluated left to
+        right. A comparison's order depends on its type as the type checker sees it where it is
+        used (a type variable, an abstract type), as ocamlopt's does."""
+        if isinstance(entry, (_PolyGroup, _Monomorphic)):
+            how = order.library_function(name.partition("/")[0]) if entry.library else None
+        elif primitive:
+            seen = resolve(seen)
+            compared = resolve(seen.args[0]) if isinstance(seen, TCon) and is_arrow(seen) else None
+            how = order.primitive(name, compared if isinstance(compared, TCon) else None, self.datatypes)
+        else:
+            how = None
+        if how is not None:
+            self.applied_as[id(result)] = how, result
 
     def refuse_irregular(self, e: ast.Var, ty: TCon) -> None:
         """Comparing or hashing values of a non-regular data type (`DataTypes.irregular`) is
@@ -377,7 +408,7 @@ class Monomorphiser:
             entries: dict[str, _Monomorphic] = {}
             for binding in let.bindings:
                 for name in ast.pattern_names(binding.pattern):
-                    entries[name] = _Monomorphic(name)
+                    entries[name] = _Monomorphic(name, library=binding.span.file == PRELUDE_FILE)
                     env.bind(name, entries[name])
             for group in groups:
                 for name in group.members:
@@ -433,6 +464,7 @@ class Monomorphiser:
             self.checking = saved
 
     def poly_groups(self, is_rec: bool, bindings: tuple[ast.Binding, ...]) -> list[_PolyGroup]:
+        library = bool(bindings) and bindings[0].span.file == PRELUDE_FILE
         schemes: list[tuple[str, Scheme]] = []
         for binding in bindings:
             pattern = binding.pattern
@@ -450,8 +482,8 @@ class Monomorphiser:
             for _, scheme in schemes:
                 quantified.extend(v for v in scheme.quantified if v not in quantified)
             members = tuple(ast.pattern_names(b.pattern)[0] for b in bindings)
-            return [_PolyGroup(tuple(quantified), members)]
-        return [_PolyGroup(scheme.quantified, (name,)) for name, scheme in schemes]
+            return [_PolyGroup(tuple(quantified), members, library=library)]
+        return [_PolyGroup(scheme.quantified, (name,), library=library) for name, scheme in schemes]
 
     def instances(self, group: _PolyGroup, bindings: tuple[ast.Binding, ...], env: Scope[_Entry],
                   subst: dict[int, Type], is_rec: bool) -> list[ast.Binding]:
@@ -553,26 +585,6 @@ def _binds_directly(pattern: ast.Pattern) -> bool:
     if isinstance(pattern, ast.PAnnot):
         return _binds_directly(pattern.pattern)
     return False
-
-
-def _contains_arrow(t: object, datatypes: DataTypes, seen: set[TCon]) -> bool:
-    """Whether values of ground type `t` may hold functions (so cannot be compared). Not an
-    exception, whatever its arguments: comparing two of the constructor holding one raises
-    Invalid_argument as in OCaml (`cpsc.to_cps.compare`); `e = Not_found` must compile in a
-    program that declares such a constructor."""
-    if not isinstance(t, TCon) or t in seen or t.name == "exn":
-        return False
-    if t.name == "->":
-        return True
-    seen.add(t)
-    if any(_contains_arrow(a, datatypes, seen) for a in t.args):
-        return True
-    datatype = datatypes.types.get(t.name)
-    if datatype is None:
-        return False
-    parts = [datatypes.instance(a, t) for c in datatype.constructors for a in c.args]
-    parts += [datatypes.instance(f.type, t) for f in datatype.fields]
-    return any(_contains_arrow(p, datatypes, seen) for p in parts)
 
 
 def monomorphise(module: ast.Module, typing: Typing, datatypes: DataTypes | None = None,

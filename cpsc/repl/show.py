@@ -75,6 +75,7 @@ let {PREFIX}_step show p v =
   else (decr {PREFIX}_depth; let s = show p v in incr {PREFIX}_depth; s)
 let {PREFIX}_top show v =
   {PREFIX}_steps := !{PREFIX}_print_length; {PREFIX}_depth := !{PREFIX}_print_depth; {PREFIX}_step show false v
+let {PREFIX}_in_order shows = List.map (fun show -> show ()) shows  (* (the steps counted left to right) *)
 let {PREFIX}_cut items =
   let rec go shown items = match items with
     | [] -> List.rev shown
@@ -185,8 +186,8 @@ class ValuePrinters:
     def _body(self, t: TCon) -> str:
         if t.name == "*":
             names = [f"x{i}" for i in range(len(t.args))]
-            shown = "; ".join(f"{PREFIX}_step {self.printer(a)} false {n}" for a, n in zip(t.args, names))
-            return f'let ({", ".join(names)}) = v in {PREFIX}_tuple [{shown}]'
+            shown = "; ".join(f"(fun () -> {PREFIX}_step {self.printer(a)} false {n})" for a, n in zip(t.args, names))
+            return f'let ({", ".join(names)}) = v in {PREFIX}_tuple ({PREFIX}_in_order [{shown}])'
         if t.name == "list":
             return f'"{OPEN1}[" ^ {PREFIX}_items {self.printer(t.args[0])} v ^ "]{CLOSE}"'
         if t.name == "array":
@@ -198,8 +199,9 @@ class ValuePrinters:
         if datatype.is_record:
             fields = [(f.name, self.printer(_instance(f.type, substitution))) for f in datatype.fields]
             pattern = "; ".join(f"{name} = x{i}" for i, (name, _) in enumerate(fields))
-            shown = "; ".join(f'("{name}", {PREFIX}_step {p} false x{i})' for i, (name, p) in enumerate(fields))
-            return f'match v with {{{pattern}}} -> {PREFIX}_record [{shown}]'
+            labels = "; ".join(f'"{name}"' for name, _ in fields)
+            shown = "; ".join(f"(fun () -> {PREFIX}_step {p} false x{i})" for i, (_, p) in enumerate(fields))
+            return f'match v with {{{pattern}}} -> {PREFIX}_record (List.combine [{labels}] ({PREFIX}_in_order [{shown}]))'
         return "match v with " + " | ".join(self._case(c.name, [_instance(a, substitution) for a in c.args],
                                                         _qualifier(datatype.name))
                                             for c in datatype.constructors)
@@ -214,9 +216,9 @@ class ValuePrinters:
         if len(args) == 1:
             return (f'{constructor} x0 -> {PREFIX}_paren p ("{OPEN1}{name}{BREAK}" ^ {PREFIX}_step {self.printer(args[0])} true x0 '
                     f'^ "{CLOSE}")')
-        shown = "; ".join(f"{PREFIX}_step {self.printer(a)} false {n}" for a, n in zip(args, names))
+        shown = "; ".join(f"(fun () -> {PREFIX}_step {self.printer(a)} false {n})" for a, n in zip(args, names))
         return (f'{constructor} ({", ".join(names)}) -> {PREFIX}_paren p ("{OPEN1}{name}{BREAK}(" ^ '
-                f'String.concat ",{BREAK}" ({PREFIX}_cut [{shown}]) ^ "){CLOSE}")')
+                f'String.concat ",{BREAK}" ({PREFIX}_cut ({PREFIX}_in_order [{shown}])) ^ "){CLOSE}")')
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")

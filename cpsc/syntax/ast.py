@@ -309,6 +309,9 @@ class Match:
     reraise: bool = False
     # made by the parser (a lazy pattern's forcing): no warning of its own
     quiet: bool = False
+    # a `let`'s (`let p = e`): e is evaluated as any expression, even a tuple written as the
+    # scrutinee of a `match` is not (`cpsc.mono.order`)
+    of_let: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -699,7 +702,7 @@ def bound_by_match(binding: Binding) -> Binding:
     else:
         result = Tuple(tuple(Var(name, span) for name in names), span)
         target = PTuple(tuple(PVar(name, span) for name in names), span)
-    value = Match(binding.value, (Case(pattern, None, result, span),), span)
+    value = Match(binding.value, (Case(pattern, None, result, span),), span, of_let=True)
     return Binding(target, value, binding.span)
 
 

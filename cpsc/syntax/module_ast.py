@@ -100,6 +100,7 @@ class WithType:
     path: str
     type: ast.TypeExpr
     span: Span
+    destructive: bool = False  # `with type t := e`: t leaves the signature, e stands for it
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,9 @@ beyond it, one top-level piece at a time, each printing what it computed:
 - polymorphic functions used at several types, polymorphic comparison of their results.
 
 Programs are made from a seed by `random.Random`, so a seed names its program. Every piece
-terminates and is deterministic, and no argument or operand has an effect (FL evaluates them
-in an order of its own until it follows ocamlopt's), so `ocaml` is the oracle for stdout and
-exit status. `check` runs a program at every level (the AST interpreter; after each -O level's
+terminates and is deterministic, and no argument or operand has an effect (the order of
+evaluation, where `ocaml` and ocamlopt differ, is `cpsc.testing.order`'s to test), so `ocaml`
+is the oracle for stdout and exit status. `check` runs a program at every level (the AST interpreter; after each -O level's
 pipeline, verified, the CPS and SSA interpreters and a native executable) and says where it
 disagrees with `ocaml`; `scripts/wholelang` runs many and reduces each disagreement
 (`cpsc.testing.reduce`) to a small program for a test.
@@ -651,17 +651,10 @@ def disagrees_at(level: str) -> Callable[[str], bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="wholelang", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--count", type=int, default=20, help="how many programs")
-    parser.add_argument("--seed", type=int, default=None, help="the first program's seed (default: from the clock)")
-    parser.add_argument("--jobs", type=int, default=1, help="programs checked at once")
-    parser.add_argument("--no-native", action="store_true", help="interpreters only")
-    parser.add_argument("--findings", type=Path, default=Path("wholelang-findings"),
-                        help="where each disagreement goes, with its reduced program")
+    parser = seeded_runs("wholelang", __doc__, "where each disagreement goes, with its reduced program")
     parser.add_argument("--no-reduce", action="store_true", help="keep findings as generated")
     args = parser.parse_args(argv)
-    first = args.seed if args.seed is not None else int(time.time()) % 1_000_000_000
-    print(f"wholelang: seeds {first}..{first + args.count - 1}", file=sys.stderr)
+    first = first_seed(args, "wholelang")
     signal.signal(signal.SIGTERM, _stop)
     invalid: list[int] = []
     found: list[Verdict] = []
@@ -681,6 +674,24 @@ def main(argv: list[str] | None = None) -> int:
           f"({', '.join(str(v.seed) for v in found)}), {len(invalid)} refused by ocaml", file=sys.stderr)
     print(f"{agreeing} passed, {len(found)} failed")
     return 1 if found else 0
+
+
+def seeded_runs(prog: str, doc: str | None, findings: str) -> argparse.ArgumentParser:
+    """The command line of a run of random programs named by seeds (this one's, `cpsc.testing.order`'s)."""
+    parser = argparse.ArgumentParser(prog=prog, description=(doc or "").split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=20, help="how many programs")
+    parser.add_argument("--seed", type=int, default=None, help="the first program's seed (default: from the clock)")
+    parser.add_argument("--jobs", type=int, default=1, help="programs checked at once")
+    parser.add_argument("--no-native", action="store_true", help="interpreters only")
+    parser.add_argument("--findings", type=Path, default=Path(f"{prog}-findings"), help=findings)
+    return parser
+
+
+def first_seed(args: argparse.Namespace, prog: str) -> int:
+    """The first seed asked for, or one from the clock; printed, to run the programs again."""
+    first: int = args.seed if args.seed is not None else int(time.time()) % 1_000_000_000
+    print(f"{prog}: seeds {first}..{first + args.count - 1}", file=sys.stderr)
+    return first
 
 
 def _stop(signum: int, frame: object) -> None:

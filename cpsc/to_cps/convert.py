@@ -8,7 +8,7 @@ A `let`-bound `fun x y -> e` becomes a known two-parameter function: saturated c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -391,8 +391,7 @@ class Converter(Builder):
         if isinstance(expr, ast.Var):
             return self.variable(expr, env)
         if isinstance(expr, ast.Tuple):
-            items = tuple(self.value(i, env) for i in expr.items)
-            return self.emit("tup", expr.ty, ir.MakeTuple(items))
+            return self.emit("tup", expr.ty, ir.MakeTuple(tuple(self.values(expr.items, env))))
         if isinstance(expr, ast.Let):
             mark = env.mark()
             operand = self.value(self.let_chain(expr, env), env)
@@ -414,17 +413,25 @@ class Converter(Builder):
             return self.value(expr.expr, env)
         return self.data_value(expr, env)
 
+    def values(self, exprs: Sequence[ast.Expr], env: Scope[_Entry]) -> list[ir.Operand]:
+        """The values of `exprs`, evaluated right to left as ocamlopt evaluates the arguments of
+        an application and the components of a tuple, constructor, array or record (the
+        exceptions to that order are made explicit by `cpsc.mono.order`)."""
+        operands = [self.value(e, env) for e in reversed(exprs)]
+        operands.reverse()
+        return operands
+
     def data_value(self, expr: ast.Expr, env: Scope[_Entry]) -> ir.Operand:
         if isinstance(expr, ast.Construct):
-            return self.construct(expr.name, [self.value(a, env) for a in expr.args], expr.ty, env)
+            return self.construct(expr.name, self.values(expr.args, env), expr.ty, env)
         if isinstance(expr, ast.Record):
             return self.record(expr, env)
         if isinstance(expr, ast.GetField):
             record = self.value(expr.record, env)
             return self.emit("field", expr.ty, ir.Field(record, self.datatypes.fields[expr.name].index))
         if isinstance(expr, ast.SetField):
-            record = self.value(expr.record, env)
             value = self.value(expr.value, env)
+            record = self.value(expr.record, env)
             return self.emit("u", UNIT, ir.SetField(record, self.datatypes.fields[expr.name].index, value))
         if isinstance(expr, ast.ArrayLit):
             return self.array_literal(expr, env)
@@ -463,11 +470,12 @@ class Converter(Builder):
         return self.emit(info.name if info.name.isalpha() else "cons", t, ir.MakeBlock(tuple(items)))
 
     def record(self, expr: ast.Record, env: Scope[_Entry]) -> ir.Operand:
-        """Fields are evaluated as written (after the base of `{ r with ... }`), then stored in
-        declaration order."""
+        """The base of `{ r with ... }` first, then the fields given, right to left in declaration
+        order (whatever order they are written in, as ocamlopt)."""
         datatype = self.datatypes.types[expr.ty.name]
         base = None if expr.base is None else self.value(expr.base, env)
-        given = {self.datatypes.fields[key].index: self.value(value, env) for key, value in expr.fields}
+        fields = sorted(((self.datatypes.fields[key].index, value) for key, value in expr.fields), key=lambda f: f[0])
+        given = dict(zip((index for index, _ in fields), self.values([value for _, value in fields], env)))
         items: list[ir.Operand] = []
         for f in datatype.fields:
             if f.index in given:
@@ -480,10 +488,10 @@ class Converter(Builder):
     def array_literal(self, expr: ast.ArrayLit, env: Scope[_Entry]) -> ir.Operand:
         if not expr.items:
             return self.emit("array", expr.ty, ir.Prim("array_empty", ()))
-        first = self.value(expr.items[0], env)
+        first, *rest = self.values(expr.items, env)
         array = self.emit("array", expr.ty, ir.Prim("array_make", (ir.Const(len(expr.items), INT), first)))
-        for i, item in enumerate(expr.items[1:], 1):
-            self.emit("u", UNIT, ir.Prim("array_unsafe_set", (array, ir.Const(i, INT), self.value(item, env))))
+        for i, item in enumerate(rest, 1):
+            self.emit("u", UNIT, ir.Prim("array_unsafe_set", (array, ir.Const(i, INT), item)))
         return array
 
     def while_loop(self, expr: ast.While, env: Scope[_Entry]) -> ir.Operand:
@@ -609,21 +617,21 @@ class Converter(Builder):
         entry = env.get(head.name) if isinstance(head, ast.Var) else None
         if isinstance(head, ast.Var) and entry is None and len(arg_exprs) >= primitive_arity(head.name):
             count = primitive_arity(head.name)
-            args = [self.value(a, env) for a in arg_exprs]
+            args = self.values(arg_exprs, env)
             types, result = _arrow_parts(head.ty, count)
             self.site, self.raise_argument = expr.span, arg_exprs[0] if arg_exprs else None
             value = self.primitive(head.name, types, args[:count], result, head.compared)
             return self.apply_rest(value, args[count:], tail, loc)
         if isinstance(entry, Known) and len(arg_exprs) >= len(entry.param_types):
             count = len(entry.param_types)
-            args = [self.value(a, env) for a in arg_exprs]
+            args = self.values(arg_exprs, env)
             if tail is not None and len(args) == count and not self.raises_again(entry):
                 self.finish(ir.TailCall(entry.function, tuple(args), loc))
                 return None
             value = self.emit("r", entry.result, ir.Call(entry.function, tuple(args[:count]), self.handler, loc))
             return self.apply_rest(value, args[count:], tail, loc)
+        args = self.values(arg_exprs, env)  # the function last, as ocamlopt
         function = self.value(head, env)
-        args = [self.value(a, env) for a in arg_exprs]
         return self.apply_rest(function, args, tail, loc)
 
     def raises_again(self, entry: Known) -> bool:

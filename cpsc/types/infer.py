@@ -263,6 +263,8 @@ class Inferencer:
         qualified = name if decl.printed_path is None else \
             ".".join(part for part in (unit, decl.printed_path or decl.module, name) if part)
         self.register_constructor(name, decl.module, key)
+        if decl.module is None or name not in self.decls.exceptions:
+            self.decls.exceptions[name] = key
         # (a local exception is shown unqualified, as OCaml's native code shows it)
         shown = decl.shown or qualified + key[len(name):]
         self.decls.datatypes.add_exception(key, decl.shown or name, args, shown, listed=not local)
@@ -330,6 +332,11 @@ class Inferencer:
         if "." not in name:  # `M.C` says which; `C` may be chosen by the type expected
             key = self.directed(expected, key, lambda d: key if any(c.key == key for c in d.constructors)
                                 else next((c.key for c in d.constructors if c.name == name), None))
+        known = resolve(expected) if expected is not None else None
+        short = name.rpartition(".")[2]  # (in a module, `C` comes elaborated as its flat name `M.C`)
+        if isinstance(known, TCon) and known.name == "exn" and short in self.decls.exceptions \
+                and self.decls.datatypes.constructors[key].exception is None:
+            key = self.decls.exceptions[short]
         info = self.decls.datatypes.constructors[key]
         result, mapping = self.instance_of(info.type_name)
         return key, result, tuple(substitute(a, mapping) for a in info.args)
@@ -505,6 +512,15 @@ class Inferencer:
             self.check(expr.else_branch, env, expected, expr.else_branch.span)
         elif isinstance(expr, ast.Match):
             self.infer_match(expr, env, expected)
+        elif isinstance(expr, ast.Let):
+            self.infer_let_chain(expr, env, expected)
+        elif isinstance(expr, ast.Seq):
+            self.infer_sequence(expr, env, expected)
+        elif isinstance(expr, ast.Try):
+            self.check(expr.body, env, expected, expr.body.span)
+            with env.scope():
+                env.bind(ast.EXCEPTION_VAR, Scheme((), EXN))
+                self.check(expr.handler, env, expected, expr.handler.span)
         else:
             return False
         self.typing.types[id(expr)] = expected
@@ -678,8 +694,9 @@ class Inferencer:
         self.expect(self.infer(expr.value, env), field_type, expr.value.span)
         return UNIT
 
-    def infer_let_chain(self, expr: ast.Let, env: Scope[Scheme]) -> Type:
-        """`let ... in let ... in body` in a loop, so that long chains need no deep recursion."""
+    def infer_let_chain(self, expr: ast.Let, env: Scope[Scheme], expected: Type | None = None) -> Type:
+        """`let ... in let ... in body` in a loop, so that long chains need no deep recursion;
+        the body checked against the type `expected`, when one is."""
         mark = env.mark()
         lets: list[ast.Let] = []
         body: ast.Expr = expr
@@ -687,24 +704,31 @@ class Inferencer:
             self.infer_bindings(body.is_rec, body.bindings, env)
             lets.append(body)
             body = body.body
-        t = self.infer(body, env)
+        t = self.infer_or_check(body, env, expected)
         for let in lets:
             self.typing.types[id(let)] = t
         env.undo(mark)
         return t
 
-    def infer_sequence(self, expr: ast.Seq, env: Scope[Scheme]) -> Type:
-        """`e1; e2; ...; en` in a loop: a long sequence needs no deep recursion."""
+    def infer_sequence(self, expr: ast.Seq, env: Scope[Scheme], expected: Type | None = None) -> Type:
+        """`e1; e2; ...; en` in a loop: a long sequence needs no deep recursion; en checked
+        against the type `expected`, when one is."""
         links: list[ast.Seq] = []
         last: ast.Expr = expr
         while isinstance(last, ast.Seq):
             self.statements.append((last.first, self.infer(last.first, env)))
             links.append(last)
             last = last.second
-        t = self.infer(last, env)
+        t = self.infer_or_check(last, env, expected)
         for link in links:
             self.typing.types[id(link)] = t
         return t
+
+    def infer_or_check(self, expr: ast.Expr, env: Scope[Scheme], expected: Type | None) -> Type:
+        if expected is None:
+            return self.infer(expr, env)
+        self.check(expr, env, expected, expr.span)
+        return expected
 
     def infer_app(self, expr: ast.App, env: Scope[Scheme]) -> Type:
         """An application spine `f a1 ... an` at once: positional arguments to parameters

@@ -21,7 +21,8 @@ from cpsc.types.types import (
 LIBRARY_TYPES = {"Hashtbl.t": "fl_hashtbl", "Array.t": "array", "List.t": "list", "String.t": "string",
                   "Char.t": "char", "Stdlib.ref": "ref", "Stdlib.option": "option", "Option.t": "option",
                   "Stdlib.result": "result", "Result.t": "result", "Int.t": "int", "Bool.t": "bool",
-                  "Float.t": "float", "Stack.t": "fl_stack", "Queue.t": "fl_queue", "Buffer.t": "fl_buffer"}
+                  "Float.t": "float", "Stack.t": "fl_stack", "Queue.t": "fl_queue", "Buffer.t": "fl_buffer",
+                  "Stream.t": "fl_stream"}
 
 
 def unqualified_type_name(name: str) -> str:
@@ -95,7 +96,10 @@ class Declarations:
     abbreviations: dict[str, tuple[tuple[str, ...], ast.TypeExpr]] = field(default_factory=dict)
     constructors: dict[str, str] = field(default_factory=lambda: {"[]": "[]", "::": "::"})
     fields: dict[str, str] = field(default_factory=dict)
+    # the exception declared last of each name (outside modules), for an `exn` expected where
+    # a constructor of another type hides it (`Failure (Failure "x")` with `type t = Failure of exn`)
+    exceptions: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> Declarations:
         return Declarations(self.datatypes.copy(), dict(self.type_names), dict(self.abbreviations),
-                            dict(self.constructors), dict(self.fields))
+                            dict(self.constructors), dict(self.fields), dict(self.exceptions))

@@ -73,25 +73,32 @@ class LabelledApplication:
         self.known = not isinstance(t, TVar)
 
     def infer(self) -> Type:
+        """The application's type; its positional form is recorded. Evaluated as ocamlopt
+        evaluates it (translcore's `transl_apply`): when every parameter up to the last given
+        is given, the arguments right to left in the order of the parameters, the function
+        last (as any application); when one is left out, the function applied to the arguments
+        before the first one left out is computed first, then the arguments given after it,
+        left to right in the order of the parameters, each once (the result is a function of
+        those left out)."""
         plan, leftover = self.match()
-        uses = [entry[1] for entry in plan if entry[0] in ("arg", "some")]
-        in_order = uses == sorted(uses) and "missing" not in (entry[0] for entry in plan)
+        kinds = [kind for kind, _ in plan]
         bound: dict[int, str] = {}
-        lets: list[tuple[str, ast.Expr]] = []
-        function_name = None
-        if not in_order:  # evaluated first, in the order written (FL's order)
-            if not isinstance(self.head, ast.Var):
-                function_name = "*function*"
-                lets.append((function_name, self.head))
-            for index, (_, argument) in enumerate(self.arguments):
-                if not isinstance(argument, (ast.Var, ast.Const)):
+        lets: list[tuple[str, ast.Expr]] = []  # (typed once the application is)
+        prefix = kinds.index("missing") if "missing" in kinds else len(plan)
+        body, t = self.applied(self.head, self.function, plan[:prefix], bound)
+        if prefix < len(plan):
+            if not isinstance(body, (ast.Var, ast.Const)):
+                lets.append(("*function*", body))
+                body = self.typed(ast.Var("*function*", self.head.span), t)
+            for kind, index in plan[prefix:]:
+                argument = self.arguments[index][1] if kind in ("arg", "some") else None
+                if argument is not None and not isinstance(argument, (ast.Var, ast.Const)):
                     bound[index] = f"*argument{index}*"
                     lets.append((bound[index], argument))
-        body, t = self.positional(plan, leftover, bound, function_name)
+        body, t = self.positional(body, t, plan[prefix:], self.parameters[prefix:], leftover, bound)
         for name, value in reversed(lets):
             pattern = ast.PVar(name, value.span)
-            value_type = self.typing.types[id(value)]
-            self.typing.types[id(pattern)] = value_type
+            self.typing.types[id(pattern)] = self.typing.types[id(value)]
             body = self.typed(ast.Let(False, (ast.Binding(pattern, value, value.span),), body, self.expr.span), t)
         self.typing.positional[id(self.expr)] = body
         return t
@@ -158,29 +165,39 @@ class LabelledApplication:
                            f"This argument cannot be applied with label {label}")
 
     # ------------------------------------------------------------------ building
-    def positional(self, plan: list[tuple[str, int]], leftover: list[int], bound: dict[int, str],
-                   function_name: str | None) -> tuple[ast.Expr, Type]:
-        """`head` applied to the arguments in the order of its parameters, then to those left
-        over, under `fun`s for the parameters left out; and its type."""
+    def applied(self, body: ast.Expr, t: Type, plan: list[tuple[str, int]],
+                bound: dict[int, str]) -> tuple[ast.Expr, Type]:
+        """`body` (of type t) applied to the arguments `plan` gives the first parameters."""
+        for (kind, index), (_, parameter, result) in zip(plan, self.parameters):
+            body, t = self.applied_one(body, kind, index, parameter, result, bound)
+        return body, t
+
+    def applied_one(self, body: ast.Expr, kind: str, index: int, parameter: Type, result: Type,
+                    bound: dict[int, str]) -> tuple[ast.Expr, Type]:
+        """`body` applied to the argument ("arg", "some" or "none") given to one parameter."""
+        if kind == "none":
+            argument = self.option(None, parameter, self.expr.span)
+        else:
+            self.check(index, parameter if kind == "arg" else self.element(parameter, index))
+            argument = self.reference(index, bound)
+            if kind == "some":
+                argument = self.option(argument, parameter, self.expr.span)
+        return self.typed(ast.App(body, argument, self.expr.span), result), result
+
+    def positional(self, body: ast.Expr, t: Type, plan: list[tuple[str, int]],
+                   parameters: list[tuple[str, Type, Type]], leftover: list[int],
+                   bound: dict[int, str]) -> tuple[ast.Expr, Type]:
+        """`body` (of type t) applied to the arguments `plan` gives `parameters`, then to those
+        left over, under `fun`s for the parameters left out; and its type."""
         span = self.expr.span
-        body: ast.Expr = self.head if function_name is None else \
-            self.typed(ast.Var(function_name, self.head.span), self.function)
         missing: list[tuple[str, str, Type]] = []
-        t: Type = self.function
-        for (kind, index), (label, parameter, result) in zip(plan, self.parameters):
+        for (kind, index), (label, parameter, result) in zip(plan, parameters):
             if kind == "missing":
                 name = f"*missing{len(missing)}*"
                 missing.append((name, label, parameter))
-                argument: ast.Expr = self.typed(ast.Var(name, span), parameter)
-            elif kind == "none":
-                argument = self.option(None, parameter, span)
+                body, t = self.typed(ast.App(body, self.typed(ast.Var(name, span), parameter), span), result), result
             else:
-                self.check(index, parameter if kind == "arg" else self.element(parameter, index))
-                argument = self.reference(index, bound)
-                if kind == "some":
-                    argument = self.option(argument, parameter, span)
-            body = self.typed(ast.App(body, argument, span), result)
-            t = result
+                body, t = self.applied_one(body, kind, index, parameter, result, bound)
         for index in leftover:
             body, t = self.apply_unknown(body, t, index, bound)
         for name, label, parameter in reversed(missing):

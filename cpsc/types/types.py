@@ -98,7 +98,7 @@ def resolve(t: Type) -> Type:
 
 # The prelude's types that OCaml's library declares in its modules, by OCaml's names (the
 # prelude declares them outside, `fl_`-prefixed, so that a program's own `t` stays its own).
-LIBRARY_TYPE_NAMES = {"fl_hashtbl": "Hashtbl.t", "fl_stack": "Stack.t", "fl_queue": "Queue.t",
+LIBRARY_TYPE_NAMES = {"fl_hashtbl": "Hashtbl.t", "fl_stack": "Stack.t", "fl_queue": "Queue.t", "fl_stream": "Stream.t",
                       "fl_buffer": "Buffer.t", "Bytes.t": "bytes", "Int32.t": "int32", "Int64.t": "int64",
                       "Nativeint.t": "nativeint"}
 

@@ -14,7 +14,7 @@ CASES = [
     ("unbound", "let f x = x + y\n", "1:15: error: Unbound value y"),
     ("not a function", "let () = 3 4\n", "This is not a function"),
     ("comment", "let x = 1 (* never closed\n", "1:11: error: this comment is not terminated"),
-    ("compare functions", "let b = (fun x -> x + 1) = (fun x -> x)\n", "Comparing functional values"),
+    ("physical equality of functions", "let b = (fun x -> x + 1) == (fun x -> x)\n", "1:26: error: Physical equality of functions (==)"),
     ("if branches", "let x = if true then 1 else \"one\"\n", "type string but an expression was expected of type int"),
 ]
 

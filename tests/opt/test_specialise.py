@@ -150,10 +150,17 @@ let () =
   List.iter (fun x -> print_int x; print_char ' ') (sort (fun a b -> compare (a mod k) (b mod k)) [31; 12; 5; 44; 20; 7])
 """
     cps = driver.to_cps(driver.front_end(source, "p.fl"))
+    before = print_program(run_alone("simplify", cps))
     text = print_program(run_alone("specialise", run_alone("simplify", cps)))
-    made = [line.split(" full ")[1] for line in text.split("fun sort_int.spec(", 1)[1].splitlines()
-            if "= closure fun.1" in line and " full " in line]
-    assert made and made[0] != "fun.1" and f"fun {made[0]}(" in text  # its own copy
+
+    def closures_made(code: str) -> list[tuple[str, str]]:  # (the closure's function, its full one)
+        return [tuple(line.split(" = closure ")[1].split("() full ")) for line in code.splitlines()  # type: ignore[misc]
+                if " = closure " in line and " full " in line]
+
+    (wrapper, full), = [made for made in closures_made(before) if made[0].startswith("fun.curry1")]
+    copied = closures_made(text.split("fun sort_int.spec(", 1)[1])
+    assert copied and copied[0][0] != wrapper and copied[0][1] != full  # its own copies of both
+    assert f"fun {copied[0][0]}(" in text and f"fun {copied[0][1]}(" in text
     optimised, _ = driver.optimise(cps, LEVELS[2].passes, verify_each=True, context=LEVELS[2].context())
     assert "apply " not in print_program(optimised)
     assert run_cps(optimised) == run_cps(cps)

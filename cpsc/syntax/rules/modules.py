@@ -103,7 +103,9 @@ class ModuleRules(DeclarationRules):
 
     def with_constraint(self, keyword: Token, *parts: Any) -> m.WithType:
         params, name, rest = self._typedef_head(parts)
-        return m.WithType(params, without_stdlib(self._qualified(str(name))), rest[-1], self._span((keyword, rest[-1])))
+        destructive = any(isinstance(part, Token) and part.type == "ASSIGNOP" for part in rest)
+        return m.WithType(params, without_stdlib(self._qualified(str(name))), rest[-1], self._span((keyword, rest[-1])),
+                          destructive)
 
     def with_module(self, keyword: Token, path: Path, module: Path) -> m.WithModule:
         return m.WithModule(path.name, module.name, self._span((keyword, module)))
