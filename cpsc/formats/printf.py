@@ -214,8 +214,9 @@ class _Expansion:
             return body
         strings = [p for p in pieces if not isinstance(p, _Action)]
         # each piece made in turn (a `%a` printer is called left to right, as OCaml's), then joined
-        made = [(f"%piece{i}", p) for i, p in enumerate(strings) if not isinstance(p, ast.Const)]
-        named = dict((id(p), name) for name, p in made)
+        made: list[tuple[str, ast.Expr]] = [(f"%piece{i}", p) for i, p in enumerate(strings)
+                                            if not isinstance(p, ast.Const)]
+        named = {id(p): name for name, p in made}
         strings = [ast.Var(named[id(p)], span) if id(p) in named else p for p in strings]
         text = strings[0] if strings else ast.Const("", "string", span)
         for part in strings[1:]:
@@ -224,7 +225,7 @@ class _Expansion:
             text = call_expr(self.target_or_unit(), [text], span)
         elif self.kind == "ignored":
             text = ast.Const(None, "unit", span)
-        for name, piece in reversed(made):
+        for name, piece in made[::-1]:
             text = let_binding(name, piece, text, span)
         return text
 
