@@ -272,3 +272,9 @@ class DeclarationRules(ExpressionRules):
             raise CompileError(self._tok_span(assign[0]), f"Syntax error: unexpected '{assign[0]}'")
         name = index_operator(str(dotop), str(closing)) + (INDEX_SET if assign else "")
         return ast.PVar(name, self._span((dotop, *assign) if assign else (dotop, closing)))
+
+    def multi_index_operator_name(self, dotop: Token, opening: Token, closing: Token, *assign: Token) -> ast.PVar:
+        """`( .%{;..} )`, `( .%(;..)<- )`...: an index operator of several indices."""
+        pattern = self.index_operator_name(dotop, opening, closing, *assign)
+        return ast.PVar(index_operator(str(dotop), str(closing), multi=True) + (INDEX_SET if assign else ""),
+                        pattern.span)

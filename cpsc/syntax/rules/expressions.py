@@ -225,7 +225,15 @@ class ExpressionRules(PatternRules):
         return self._call("Array.get", target, (target, index), closing)
 
     def index_get(self, target: ast.Expr, operator: Token, index: ast.Expr, closing: Token) -> ast.Expr:
-        """`a.%(i)`, `a.%[i]`, `a.%{i}`: the index operator `( .%() )` (etc.) applied to a and i."""
+        """`a.%(i)`, `a.%[i]`, `a.%{i}`: the index operator `( .%() )` (etc.) applied to a and i;
+        `a.%{i; j}`: `( .%{;..} )` applied to a and `[|i; j|]`, as OCaml reads several indices."""
+        if isinstance(index, ast.Seq):
+            items: list[ast.Expr] = []
+            while isinstance(index, ast.Seq):
+                items.append(index.first)
+                index = index.second
+            indices = ast.ArrayLit((*items, index), self._span((items[0], index)))
+            return self._call(index_operator(str(operator), str(closing), multi=True), target, (target, indices), closing)
         return self._call(index_operator(str(operator), str(closing)), target, (target, index), closing)
 
     def string_get(self, target: ast.Expr, index: ast.Expr, closing: Token) -> ast.Expr:

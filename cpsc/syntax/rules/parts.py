@@ -27,13 +27,16 @@ INDEX_SET = "<-"
 _INDEX_CLOSINGS = {")": "()", "]": "[]", "}": "{}"}
 
 
-def index_operator(dotop: str, closing: str) -> str:
-    """The name of the index operator `dotop` (`.%`) with the brackets `closing` ends."""
-    return dotop[1:] + _INDEX_CLOSINGS[closing]
+def index_operator(dotop: str, closing: str, multi: bool = False) -> str:
+    """The name of the index operator `dotop` (`.%`) with the brackets `closing` ends; `multi`:
+    of several indices, given as an array (`.%{;..}`, used as `a.%{i; j}`)."""
+    brackets = _INDEX_CLOSINGS[closing]
+    return dotop[1:] + (brackets[0] + ";.." + brackets[1] if multi else brackets)
 
 
 def is_index_operator(name: str) -> bool:
-    return name.removesuffix(INDEX_SET)[-2:] in _INDEX_CLOSINGS.values()
+    unset = name.removesuffix(INDEX_SET).replace(";..", "")
+    return unset[-2:] in _INDEX_CLOSINGS.values()
 
 
 def written_name(name: str) -> str:
